@@ -1,0 +1,81 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// One settings list applied to every Swift target (STYLE.md §7).
+let strictSettings: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    .treatWarning("ExplicitSendable", as: .error),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "AppNative",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "AppNative", targets: ["AppNative"]),
+        .executable(name: "app-native-gateway", targets: ["app-native-gateway"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CAppNativeOpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CAppNativeCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "AppNativeCore"),
+        .target(name: "AppNativeJSON", dependencies: ["AppNativeCore"]),
+        .target(name: "AppNativeCrypto", dependencies: ["AppNativeCore", "CAppNativeOpenSSL"]),
+        .target(name: "AppNativeClient", dependencies: ["AppNativeCore", "CAppNativeCurl"]),
+        .target(
+            name: "AppNativeAuth",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient"]
+        ),
+        .target(
+            name: "AppNativeGateway",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+        ),
+        .target(
+            name: "AppNative",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+        ),
+        .target(
+            name: "AppNativeTesting",
+            dependencies: ["AppNativeCore", "AppNativeJSON"]
+        ),
+        .executableTarget(
+            name: "app-native-gateway",
+            dependencies: ["AppNativeGateway"],
+            path: "Sources/appnative-gateway"
+        ),
+        .testTarget(name: "AppNativeCoreTests", dependencies: ["AppNativeCore", "AppNativeTesting"]),
+        .testTarget(
+            name: "AppNativeJSONTests",
+            dependencies: ["AppNativeJSON", "AppNativeTesting"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppNativeCryptoTests",
+            dependencies: ["AppNativeCrypto", "AppNativeJSON", "AppNativeTesting"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppNativeAuthTests",
+            dependencies: ["AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeClient", "AppNativeTesting"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppNativeIntegrationTests",
+            dependencies: ["AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeTesting", "app-native-gateway"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,65 @@
+public import AppNativeCore
+import Foundation
+
+/// A time source driven by the test: `advance(by:)` moves both wall and monotonic time and
+/// wakes sleepers whose deadline has passed.
+public final class ManualTimeSource: TimeSource {
+    private struct State {
+        var wall: Double
+        var monotonic: Duration = .seconds(1000)
+        var sleepers: [(deadline: Duration, continuation: CheckedContinuation<Void, any Error>)] = []
+    }
+
+    private let state: Locked<State>
+
+    public init(wallSeconds: Double) {
+        state = Locked(State(wall: wallSeconds))
+    }
+
+    public var wallSeconds: Double { state.withLock { $0.wall } }
+    public var monotonic: Duration { state.withLock { $0.monotonic } }
+
+    /// Moves time forward and resumes every sleeper that is now due.
+    public func advance(by duration: Duration) {
+        let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            state.wall += duration.seconds
+            state.monotonic += duration
+            let now = state.monotonic
+            let ready = state.sleepers.filter { $0.deadline <= now }.map(\.continuation)
+            state.sleepers.removeAll { $0.deadline <= now }
+            return ready
+        }
+        for continuation in due { continuation.resume() }
+    }
+
+    /// How many tasks are sleeping on this source.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(for duration: Duration) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let resumeNow = state.withLock { state -> Bool in
+                let deadline = state.monotonic + duration
+                if deadline <= state.monotonic { return true }
+                state.sleepers.append((deadline, continuation))
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+}
+
+/// A log sink that keeps records in memory, for asserting on logs (and on what they must not contain).
+public final class InMemoryLogSink: LogSink {
+    private let records = Locked<[LogRecord]>([])
+
+    public init() {}
+
+    public func write(_ record: LogRecord) {
+        records.withLock { $0.append(record) }
+    }
+
+    public var all: [LogRecord] { records.withLock { $0 } }
+
+    /// Every record rendered as its JSON line, for "never contains" assertions.
+    public var renderedLines: [String] { all.map(LogLine.json(for:)) }
+}

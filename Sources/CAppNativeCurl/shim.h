@@ -1,0 +1,56 @@
+// The only place libcurl's header is included (STYLE.md §2).
+// curl_easy_setopt/curl_easy_getinfo are variadic; Swift cannot call C variadics,
+// so each argument type gets one typed wrapper.
+#ifndef APPNATIVE_CURL_SHIM_H
+#define APPNATIVE_CURL_SHIM_H
+
+#include <curl/curl.h>
+
+typedef size_t (*appnative_curl_write_callback)(char *data, size_t size, size_t count, void *context);
+
+// Options taking a long (timeouts, flags, protocol bitmasks).
+static inline CURLcode appnative_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+// Options taking a string (URL, CA file, user agent); curl copies the string.
+static inline CURLcode appnative_curl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+// Options taking an opaque pointer (WRITEDATA, HTTPHEADER list, POSTFIELDS buffer).
+static inline CURLcode appnative_curl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+// Options taking an off_t (POSTFIELDSIZE_LARGE, MAXFILESIZE_LARGE).
+static inline CURLcode appnative_curl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+// Options taking a write callback (WRITEFUNCTION, HEADERFUNCTION).
+static inline CURLcode appnative_curl_setopt_write_callback(CURL *handle, CURLoption option, appnative_curl_write_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+// Info returning a long (response code, redirect count).
+static inline CURLcode appnative_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+// Info returning a pointer (CURLINFO_PRIVATE).
+static inline CURLcode appnative_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+// curl_multi_setopt is variadic too.
+static inline CURLMcode appnative_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+// CURLVERSION_NOW is a macro the importer drops.
+static inline curl_version_info_data *appnative_curl_version_info(void) {
+    return curl_version_info(CURLVERSION_NOW);
+}
+
+#endif
