@@ -28,17 +28,28 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .target(
+            name: "CAppNativeLinux",
+            cSettings: [.define("_GNU_SOURCE")]
+        ),
         .target(name: "AppNativeCore"),
         .target(name: "AppNativeJSON", dependencies: ["AppNativeCore"]),
         .target(name: "AppNativeCrypto", dependencies: ["AppNativeCore", "CAppNativeOpenSSL"]),
         .target(name: "AppNativeClient", dependencies: ["AppNativeCore", "CAppNativeCurl"]),
+        .target(name: "AppNativeServer", dependencies: ["AppNativeCore", "CAppNativeLinux"]),
         .target(
             name: "AppNativeAuth",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient"]
         ),
         .target(
+            name: "AppNativeDevPeers",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth"]
+        ),
+        .target(
             name: "AppNativeGateway",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+            dependencies: [
+                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
+            ]
         ),
         .target(
             name: "AppNative",
@@ -71,11 +82,14 @@ let package = Package(
         ),
         .testTarget(
             name: "AppNativeIntegrationTests",
-            dependencies: ["AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeTesting", "app-native-gateway"]
+            dependencies: [
+                "AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeDevPeers", "AppNativeTesting",
+                "app-native-gateway",
+            ]
         ),
     ]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CAppNativeLinux" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }

@@ -7,7 +7,9 @@ public final class ManualTimeSource: TimeSource {
     private struct State {
         var wall: Double
         var monotonic: Duration = .seconds(1000)
-        var sleepers: [(deadline: Duration, continuation: CheckedContinuation<Void, any Error>)] = []
+        var sleepers: [(id: Int, deadline: Duration, continuation: CheckedContinuation<Void, any Error>)] = []
+        var nextSleeperID = 0
+        var cancelledSleepers: Set<Int> = []
     }
 
     private let state: Locked<State>
@@ -36,15 +38,31 @@ public final class ManualTimeSource: TimeSource {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     public func sleep(for duration: Duration) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let resumeNow = state.withLock { state -> Bool in
-                let deadline = state.monotonic + duration
-                if deadline <= state.monotonic { return true }
-                state.sleepers.append((deadline, continuation))
-                return false
-            }
-            if resumeNow { continuation.resume() }
+        let id = state.withLock { state -> Int in
+            state.nextSleeperID += 1
+            return state.nextSleeperID
         }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    let deadline = state.monotonic + duration
+                    if deadline <= state.monotonic || state.cancelledSleepers.remove(id) != nil { return true }
+                    state.sleepers.append((id, deadline, continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledSleepers.insert(id)
+                    return nil
+                }
+                return state.sleepers.remove(at: index).continuation
+            }
+            cancelled?.resume(throwing: CancellationError())
+        }
+        try Task.checkCancellation()
     }
 }
 

@@ -1,0 +1,102 @@
+import AppNative
+import Foundation
+
+// Measures, on one core: uncached RS256 verifications/s (the RSA verify plus everything around it),
+// cached token verification and session-cookie verification in ns per call.
+// Prints `key value` lines that Benchmarks/auth.sh turns into ratios.
+
+struct FixedTime: TimeSource {
+    let wallSeconds: Double
+    var monotonic: Duration { .seconds(1000) }
+    func sleep(for duration: Duration) async throws {}
+}
+
+struct StaticFetcher: JWKSFetching {
+    let document: String
+    func fetchDocument() async throws -> [UInt8] { Array(document.utf8) }
+}
+
+func measure(_ label: String, seconds: Double, _ body: () -> Void) -> (calls: Int, nsPerCall: Double) {
+    for _ in 0..<1000 { body() }  // warm-up
+    var calls = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    let end = start + UInt64(seconds * 1e9)
+    var now = start
+    while now < end {
+        for _ in 0..<64 { body() }
+        calls += 64
+        now = DispatchTime.now().uptimeNanoseconds
+    }
+    let ns = Double(now - start) / Double(calls)
+    return (calls, ns)
+}
+
+let seconds = Double(CommandLine.arguments.dropFirst().first ?? "3") ?? 3
+let tenant = "1111aaaa-bbbb-4ccc-8ddd-eeeeffff0001"
+let now = Date().timeIntervalSince1970
+let key = try RSAPrivateKey.generate(bits: 2048)
+let jwk = """
+    {"keys":[{"kty":"RSA","kid":"k1","n":"\(Base64URL.encode(key.publicKey.modulus))","e":"\(Base64URL.encode(key.publicKey.exponent))"}]}
+    """
+var claims = JSONObject()
+claims["aud"] = .string("app")
+claims["iss"] = .string("https://login.microsoftonline.com/\(tenant)/v2.0")
+claims["iat"] = .number(JSONNumber(Int64(now)))
+claims["nbf"] = .number(JSONNumber(Int64(now)))
+claims["exp"] = .number(JSONNumber(Int64(now) + 3600))
+claims["oid"] = .string("0a0a0a0a-0000-4000-8000-000000000001")
+claims["tid"] = .string(tenant)
+claims["email"] = .string("ada@example.com")
+claims["preferred_username"] = .string("ada@example.com")
+claims["name"] = .string("Ada Lovelace")
+claims["sub"] = .string("AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ")
+claims["ver"] = .string("2.0")
+claims["uti"] = .string("AbCdEfGhIjKlMnOpQrStUv")
+claims["rh"] = .string("0.AAAA_some_opaque_refresh_hint_of_typical_length_AAAAAAAAAAAAAAAAA.")
+let token = try JWTSigner.sign(claims, with: .rsa(key, keyID: "k1"))
+
+let time = FixedTime(wallSeconds: now)
+let configuration = try EntraConfiguration(tenantID: tenant, audiences: ["app"])
+let policy = configuration.policy
+
+// 1. Uncached: header checks + key from the cache map + RSA verify + claims, per token.
+let keySet = try JSONWebKeySet.parse(Array(jwk.utf8))
+let rsaKey = keySet.keys["k1"]!
+let uncached = measure("uncached", seconds: seconds) {
+    let unverified = try! UnverifiedJWT(token, policy: policy)
+    _ = try! unverified.verify(with: .rsa(rsaKey), policy: policy, now: now)
+}
+print("rs256_uncached_per_s \(String(format: "%.0f", 1e9 / uncached.nsPerCall))")
+print("rs256_uncached_ns \(String(format: "%.0f", uncached.nsPerCall))")
+
+// 2. Cached: the full verifier with a warm token cache.
+let verifier = EntraTokenVerifier(
+    configuration: configuration,
+    fetcher: StaticFetcher(document: jwk),
+    time: time,
+    logger: .disabled,
+    metrics: MetricsRegistry()
+)
+_ = try await verifier.verify(token)
+let cached = measure("cached", seconds: seconds) {
+    guard case .verified = verifier.verifyImmediately(token) else { fatalError("cache miss") }
+}
+print("token_cached_ns \(String(format: "%.0f", cached.nsPerCall))")
+
+// 3. Session cookie read (header parse, MAC, claims, identity).
+let settings = try SessionCookieSettings(secrets: [SecretBytes(utf8: "benchmark-secret-benchmark-secret-0123")])
+let codec = SessionCookieCodec(settings: settings, tenantID: tenant, time: time)
+let cookie = codec.value(for: UserIdentity(objectID: "0a0a0a0a-0000-4000-8000-000000000001", email: "ada@example.com", tenantID: tenant, name: "Ada Lovelace"))
+let cookieHeader = ["theme=dark; bms_session=\(cookie); lang=en"]
+let cookieRead = measure("cookie", seconds: seconds) {
+    guard codec.identity(fromCookieHeaders: cookieHeader) != nil else { fatalError("cookie rejected") }
+}
+print("cookie_verify_ns \(String(format: "%.0f", cookieRead.nsPerCall))")
+
+// 4. Raw RSA verify alone (what `openssl speed` measures), for the overhead split.
+let signingInput = Array(token.split(separator: ".").prefix(2).joined(separator: ".").utf8)
+let signature = Base64URL.decode(token.split(separator: ".")[2])!
+let raw = measure("raw", seconds: seconds) {
+    _ = rsaKey.isValidPKCS1v15SHA256Signature(signature, for: signingInput)
+}
+print("rsa_raw_verify_per_s \(String(format: "%.0f", 1e9 / raw.nsPerCall))")

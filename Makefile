@@ -1,0 +1,31 @@
+# The two set-up-free commands: `make run` and `make test`. Everything else is a helper.
+SWIFT ?= swift
+SWIFT_BUILD_FLAGS ?=
+BIN := .build/debug/app-native-gateway
+
+.PHONY: run test deps build build-release bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+build-release: deps
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+
+# Builds everything and runs every test target (unit, vectors, interop, integration).
+test: deps
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+# Starts the gateway on its embedded dev default (see README).
+run: build
+	@$(BIN) dev
+
+# Benchmarks need a release build; each script prints ratios against a peer.
+bench: build-release
+	@for script in Benchmarks/*.sh; do echo "== $$script"; bash "$$script"; done
+
+clean:
+	rm -rf .build

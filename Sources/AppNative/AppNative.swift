@@ -1,0 +1,7 @@
+// The umbrella library for Swift backends: one import brings the public modules.
+// Re-exported (not wrapped) so the types keep their module-qualified names in docs and errors.
+@_exported public import AppNativeAuth
+@_exported public import AppNativeClient
+@_exported public import AppNativeCore
+@_exported public import AppNativeCrypto
+@_exported public import AppNativeJSON

@@ -1,0 +1,148 @@
+public import AppNativeCore
+import AppNativeCrypto
+import AppNativeJSON
+
+/// Verifies Entra ID tokens with every check of auth.md §3 in its order and produces the
+/// identity of §5. Failures carry the reason code for logs; the HTTP answer comes from
+/// `AuthError.bearerStatus`.
+public final class EntraTokenVerifier: Sendable {
+    public let configuration: EntraConfiguration
+    public let keys: JWKSCache
+    private let tokenCache: VerifiedTokenCache
+    private let time: any TimeSource
+    private let policy: JWTPolicy
+
+    /// - Parameters:
+    ///   - keys: the tenant's key cache; build it with `makeKeyCache` so key removals reach the token cache.
+    ///   - tokenCache: tokens already verified (pass the one wired into `keys`).
+    public init(configuration: EntraConfiguration, keys: JWKSCache, tokenCache: VerifiedTokenCache, time: any TimeSource) {
+        self.configuration = configuration
+        self.keys = keys
+        self.tokenCache = tokenCache
+        self.time = time
+        policy = configuration.policy
+    }
+
+    /// A verifier whose key cache downloads from `fetcher` and whose token cache forgets tokens
+    /// whose key left the key set.
+    public convenience init(
+        configuration: EntraConfiguration,
+        fetcher: any JWKSFetching,
+        cacheConfiguration: JWKSCacheConfiguration = .init(),
+        tokenCacheCapacity: Int = 10_000,
+        time: any TimeSource = SystemTimeSource(),
+        logger: Logger = Logger(),
+        metrics: MetricsRegistry = .shared
+    ) {
+        let tokenCache = VerifiedTokenCache(capacity: tokenCacheCapacity, metrics: metrics)
+        let keys = JWKSCache(
+            fetcher: fetcher,
+            configuration: cacheConfiguration,
+            time: time,
+            logger: logger,
+            metrics: metrics,
+            onKeysRemoved: { removed in tokenCache.removeEntries(verifiedWith: removed) }
+        )
+        self.init(configuration: configuration, keys: keys, tokenCache: tokenCache, time: time)
+    }
+
+    /// Outcome of a verification attempt that must not wait (event-loop fast path).
+    public enum ImmediateVerification: Sendable {
+        case verified(VerifiedIdentity)
+        case failed(AuthError)
+        /// The key set is being reloaded for this token's `kid`: call `verify(_:)` and await it.
+        case mustWait
+    }
+
+    /// Verifies `token` without waiting for a key reload.
+    public func verifyImmediately(_ token: String) -> ImmediateVerification {
+        let digest = SHA256.digest(token)
+        let now = time.wallSeconds
+        if let cached = tokenCache.entry(for: digest) {
+            // Expiry is checked on every hit with the same rule as a fresh verification.
+            if cached.identity.expiresAt > now - policy.leeway.seconds { return .verified(cached.identity) }
+            tokenCache.remove(digest)
+            return .failed(AuthError(.expired, "token expired"))
+        }
+        let unverified: UnverifiedJWT
+        do {
+            unverified = try UnverifiedJWT(token, policy: policy)
+        } catch {
+            return .failed(error)
+        }
+        switch keys.immediateKey(for: unverified.keyID ?? "") {
+        case .key(let key): return complete(unverified, key: key, digest: digest)
+        case .failure(let error): return .failed(error)
+        case .mustWait: return .mustWait
+        }
+    }
+
+    /// Verifies `token`, waiting for a key reload when its `kid` is unknown and a reload is allowed.
+    ///
+    /// - Throws: `AuthError`; `.keysUnavailable` maps to 503, `.scope` to 403, everything else to 401.
+    public func verify(_ token: String) async throws(AuthError) -> VerifiedIdentity {
+        switch verifyImmediately(token) {
+        case .verified(let identity): return identity
+        case .failed(let error): throw error
+        case .mustWait: break
+        }
+        let unverified = try UnverifiedJWT(token, policy: policy)
+        let key = try await keys.key(for: unverified.keyID ?? "")
+        switch complete(unverified, key: key, digest: SHA256.digest(token)) {
+        case .verified(let identity): return identity
+        case .failed(let error): throw error
+        case .mustWait: preconditionFailure("complete(_:key:digest:) never waits")
+        }
+    }
+
+    private func complete(_ unverified: UnverifiedJWT, key: RSAPublicKey, digest: SHA256Digest) -> ImmediateVerification {
+        do {
+            let claims = try unverified.verify(with: .rsa(key), policy: policy, now: time.wallSeconds)
+            let identity = try identity(from: claims)
+            tokenCache.insert(.init(identity: identity, keyID: unverified.keyID ?? ""), for: digest)
+            return .verified(identity)
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// auth.md §3 steps 14–17 and §5.
+    private func identity(from claims: JWTClaims) throws(AuthError) -> VerifiedIdentity {
+        // Step 14 runs before 15–17: a token without the scope gets 403 even if oid/email are missing.
+        switch configuration.mode {
+        case .idToken:
+            if claims["scp"] != nil { throw AuthError(.accessToken, "ID-token mode received an access token (scp claim)") }
+        case .accessToken(_, let requiredScope, _):
+            guard let scopes = claims.nonBlankString("scp") else {
+                throw AuthError(.noScopeClaim, "access token has no scp claim")
+            }
+            let granted = scopes.split(whereSeparator: { $0.isWhitespace })
+            guard granted.contains(where: { $0 == requiredScope }) else {
+                throw AuthError(.scope, "access token lacks the required scope")
+            }
+        }
+        // Step 15.
+        guard let tenant = claims.nonBlankString("tid"), tenant.lowercased() == configuration.tenantID else {
+            throw AuthError(.tenant, "tid is not the configured tenant")
+        }
+        // Step 16: numbers don't count.
+        guard let objectID = claims.nonBlankString("oid") else { throw AuthError(.missingOID, "oid claim missing or blank") }
+        // Step 17.
+        guard let email = ["email", "preferred_username", "upn"].lazy.compactMap(claims.nonBlankString).first else {
+            throw AuthError(.missingEmail, "no email, preferred_username or upn claim")
+        }
+        guard case .seconds(let expiresAt) = claims.numericDate("exp") else {
+            throw AuthError(.invalid, "claim exp is not a number")
+        }
+        let user = UserIdentity(
+            objectID: objectID,
+            email: email,
+            tenantID: configuration.tenantID,
+            name: claims.nonBlankString("name"),
+            upn: claims.nonBlankString("upn"),
+            roles: claims.stringList("roles") ?? [],
+            groups: claims.stringList("groups") ?? []
+        )
+        return VerifiedIdentity(user: user, method: .token, expiresAt: expiresAt)
+    }
+}

@@ -1,0 +1,76 @@
+/// Strict base64url without padding (RFC 7515 §2, RFC 4648 §5).
+///
+/// Strict means: only the 64 URL-safe characters, no `=` padding, no whitespace, no length
+/// that leaves a dangling 6-bit group, and canonical trailing bits (RFC 4648 §3.5 makes
+/// rejecting non-canonical encodings a MAY; we take it so one token has one spelling and a
+/// token cache keyed by its text cannot be fooled by a second spelling).
+public enum Base64URL: Sendable {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Value of each input byte, or 0xFF when the byte is not in the alphabet.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, char) in alphabet.enumerated() { table[Int(char)] = UInt8(index) }
+        return table
+    }()
+
+    /// Encodes bytes without padding.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var iterator = bytes.makeIterator()
+        while let b0 = iterator.next() {
+            let b1 = iterator.next()
+            let b2 = b1 == nil ? nil : iterator.next()
+            out.append(alphabet[Int(b0 >> 2)])
+            out.append(alphabet[Int((b0 & 0x03) << 4 | (b1 ?? 0) >> 4)])
+            if let b1 {
+                out.append(alphabet[Int((b1 & 0x0F) << 2 | (b2 ?? 0) >> 6)])
+                if let b2 { out.append(alphabet[Int(b2 & 0x3F)]) }
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Encodes the UTF-8 bytes of `text`.
+    public static func encode(_ text: String) -> String { encode(Array(text.utf8)) }
+
+    /// Decodes strictly; `nil` for any deviation from the canonical unpadded form.
+    public static func decode(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+        let count = input.count
+        let remainder = count % 4
+        if remainder == 1 { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(count / 4 * 3 + 2)
+        return decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
+            var index = 0
+            let fullEnd = count - remainder
+            while index < fullEnd {
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                if (a | b | c | d) & 0xC0 != 0 { return nil }
+                out.append(a << 2 | b >> 4)
+                out.append(b << 4 | c >> 2)
+                out.append(c << 6 | d)
+                index += 4
+            }
+            if remainder == 2 {
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { return nil }
+                out.append(a << 2 | b >> 4)
+            } else if remainder == 3 {
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])], c = table[Int(input[index + 2])]
+                if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { return nil }
+                out.append(a << 2 | b >> 4)
+                out.append(b << 4 | c >> 2)
+            }
+            return out
+        }
+    }
+
+    /// Decodes the UTF-8 bytes of `text` strictly.
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        var copy = String(text)
+        return copy.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -1,0 +1,59 @@
+public import AppNativeCrypto
+
+/// A verification key bound to the one algorithm it may be used with (RFC 8725 §3.1:
+/// the key, not the token header, decides the algorithm).
+public enum JWTVerificationKey: Sendable {
+    case rsa(RSAPublicKey)
+    case hmac(HMACSHA256)
+    case p256(P256PublicKey)
+
+    /// The algorithm this key verifies.
+    public var algorithm: JWSAlgorithm {
+        switch self {
+        case .rsa: .rs256
+        case .hmac: .hs256
+        case .p256: .es256
+        }
+    }
+
+    func isValidSignature(_ signature: [UInt8], signingInput: UnsafeRawBufferPointer) -> Bool {
+        switch self {
+        case .rsa(let key):
+            signature.withUnsafeBytes { key.isValidPKCS1v15SHA256Signature($0, for: signingInput) }
+        case .hmac(let key):
+            signature.withUnsafeBytes { key.isValidAuthenticationCode($0, for: signingInput) }
+        case .p256(let key):
+            key.isValidSignature(rawRS: signature, for: Array(signingInput))
+        }
+    }
+}
+
+/// A signing key for the tokens this library issues.
+public enum JWTSigningKey: Sendable {
+    case hmac(HMACSHA256)
+    case p256(P256SigningKey, keyID: String)
+    case rsa(RSAPrivateKey, keyID: String)
+
+    public var algorithm: JWSAlgorithm {
+        switch self {
+        case .hmac: .hs256
+        case .p256: .es256
+        case .rsa: .rs256
+        }
+    }
+
+    var keyID: String? {
+        switch self {
+        case .hmac: nil
+        case .p256(_, let keyID), .rsa(_, let keyID): keyID
+        }
+    }
+
+    func signature(for signingInput: [UInt8]) throws(CryptoError) -> [UInt8] {
+        switch self {
+        case .hmac(let key): key.authenticationCode(for: signingInput)
+        case .p256(let key, _): try key.signature(for: signingInput)
+        case .rsa(let key, _): try key.pkcs1v15SHA256Signature(for: signingInput)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+public import AppNativeCore
+import AppNativeCrypto
+import AppNativeJSON
+
+/// Issues and reads the stateless session cookie of auth.md §8: an HS256 JWT whose claims match
+/// the Python reference, so replicas in either language read each other's cookies.
+public struct SessionCookieCodec: Sendable {
+    /// The constant `aud` of every session cookie.
+    public static let audience = "bmsdna-app-native-session"
+    /// Fixed leeway of the cookie checks (auth.md §8.4).
+    public static let leeway: Duration = .seconds(30)
+
+    public let settings: SessionCookieSettings
+    /// Cookies of another tenant are treated as absent.
+    public let tenantID: String
+    private let time: any TimeSource
+    private let policy: JWTPolicy
+
+    public init(settings: SessionCookieSettings, tenantID: String, time: any TimeSource = SystemTimeSource()) {
+        self.settings = settings
+        self.tenantID = tenantID.lowercased()
+        self.time = time
+        policy = JWTPolicy(
+            algorithm: .hs256,
+            issuers: nil,
+            audiences: [Self.audience],
+            requiredClaims: ["sub"],
+            leeway: Self.leeway,
+            maxLifetime: nil,
+            requiresKeyID: false
+        )
+    }
+
+    /// The cookie value for `user`, signed with the first secret (auth.md §8.2).
+    public func value(for user: UserIdentity) -> String {
+        let issuedAt = Int64(time.wallSeconds.rounded(.down))
+        var claims = JSONObject()
+        claims["aud"] = .string(Self.audience)
+        claims["sub"] = .string(user.objectID)
+        claims["email"] = .string(user.email)
+        claims["tid"] = .string(user.tenantID)
+        claims["iat"] = .number(JSONNumber(issuedAt))
+        claims["exp"] = .number(JSONNumber(issuedAt + settings.maxAge.components.seconds))
+        if let name = user.name, !name.isEmpty { claims["name"] = .string(name) }
+        if let upn = user.upn, !upn.isEmpty { claims["upn"] = .string(upn) }
+        if !user.roles.isEmpty { claims["roles"] = .array(user.roles.map(JSONValue.string)) }
+        do {
+            return try JWTSigner.sign(claims, with: .hmac(settings.keys[0]))
+        } catch {
+            preconditionFailure("HMAC signing cannot fail: \(error.code)")
+        }
+    }
+
+    /// The `Set-Cookie` header value that issues a fresh cookie (auth.md §8.3).
+    public func setCookieHeader(for user: UserIdentity) -> String {
+        "\(settings.name)=\(value(for: user)); \(attributes(maxAge: settings.maxAge.components.seconds))"
+    }
+
+    /// The `Set-Cookie` header value that clears the cookie.
+    public func clearCookieHeader() -> String {
+        "\(settings.name)=; \(attributes(maxAge: 0)); Expires=Thu, 01 Jan 1970 00:00:00 GMT"
+    }
+
+    private func attributes(maxAge: Int64) -> String {
+        var text = "HttpOnly; Max-Age=\(maxAge); Path=/; SameSite=\(settings.sameSite.rawValue)"
+        if settings.isSecure { text += "; Secure" }
+        return text
+    }
+
+    /// Reads the session from `Cookie` header values (auth.md §8.4). Any failure is "no cookie".
+    public func identity(fromCookieHeaders headers: [String]) -> VerifiedIdentity? {
+        for candidate in CookieHeader.values(named: settings.name, in: headers) {
+            if let identity = try? identity(fromValue: candidate) { return identity }
+        }
+        return nil
+    }
+
+    /// Verifies one cookie value.
+    ///
+    /// - Throws: `AuthError` naming the failed check (for `cookie inspect` and logs); callers on the
+    ///   request path treat any error as "no cookie".
+    public func identity(fromValue value: String) throws(AuthError) -> VerifiedIdentity {
+        guard !value.isEmpty else { throw AuthError(.notAuthenticated, "session cookie empty") }
+        let unverified = try UnverifiedJWT(value, policy: policy)
+        let now = time.wallSeconds
+        var claims: JWTClaims?
+        for key in settings.keys {
+            do {
+                claims = try unverified.verify(with: .hmac(key), policy: policy, now: now)
+                break
+            } catch where error.code == .signature {
+                continue
+            }
+        }
+        guard let claims else { throw AuthError(.signature, "session cookie MAC does not verify with any secret") }
+        guard let subject = claims.nonBlankString("sub"), let email = claims.nonBlankString("email"),
+            let tenant = claims.nonBlankString("tid")
+        else {
+            throw AuthError(.invalid, "session cookie lacks sub, email or tid")
+        }
+        guard tenant.lowercased() == tenantID else { throw AuthError(.tenant, "session cookie is for another tenant") }
+        guard case .seconds(let expiresAt) = claims.numericDate("exp") else {
+            throw AuthError(.invalid, "session cookie exp is not a number")
+        }
+        let user = UserIdentity(
+            objectID: subject,
+            email: email,
+            tenantID: tenant.lowercased(),
+            name: claims.nonBlankString("name"),
+            upn: claims.nonBlankString("upn"),
+            roles: claims.stringList("roles") ?? []
+        )
+        return VerifiedIdentity(user: user, method: .cookie, expiresAt: expiresAt)
+    }
+}

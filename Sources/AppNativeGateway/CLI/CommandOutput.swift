@@ -1,0 +1,37 @@
+import AppNativeAuth
+import AppNativeCrypto
+import AppNativeJSON
+import Foundation
+
+/// Writing results: JSON to standard output, human messages to standard error.
+enum CommandOutput {
+    static func printJSON(_ object: JSONObject) {
+        print(JSONSerializer.string(.object(object)))
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data(("app-native-gateway: " + message + "\n").utf8))
+    }
+
+    /// Reads standard input whole, trimmed of surrounding whitespace (a pasted token ends in a newline).
+    static func readStandardInput() -> String {
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A short, non-reversible reference to a credential for output and logs: never the credential itself.
+    static func fingerprint(_ credential: String) -> String {
+        "sha256:" + SHA256.hash(credential).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func json(_ user: UserIdentity) -> JSONValue {
+        var object = JSONObject()
+        object["oid"] = .string(user.objectID)
+        object["email"] = .string(user.email)
+        object["tenant_id"] = .string(user.tenantID)
+        object["name"] = user.name.map(JSONValue.string) ?? .null
+        object["upn"] = user.upn.map(JSONValue.string) ?? .null
+        if !user.roles.isEmpty { object["roles"] = .array(user.roles.map(JSONValue.string)) }
+        return .object(object)
+    }
+}

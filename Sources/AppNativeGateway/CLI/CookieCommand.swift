@@ -1,0 +1,59 @@
+import AppNativeAuth
+import AppNativeDevPeers
+import AppNativeJSON
+import Foundation
+
+/// `cookie inspect`: verifies a session cookie with the gateway's settings and prints its claims.
+enum CookieCommand {
+    static let usage = """
+        cookie inspect    read a cookie value (or `name=value`, or a Cookie header) on stdin,
+                          verify it with SESSION_* and ENTRA_TENANT_ID, print a JSON verdict
+        """
+
+    static func run(_ arguments: ArgumentList, environment: [String: String]) throws -> ExitCode {
+        guard arguments.positional.dropFirst().first == "inspect" else {
+            throw ArgumentList.UsageError(description: "usage:\n" + usage)
+        }
+        try arguments.checkOnly([])
+        let settings: SessionCookieSettings
+        let tenant: String
+        do {
+            guard let configured = try SessionCookieSettings.fromEnvironment(environment) else {
+                CommandOutput.printError("SESSION_SECRET is not set")
+                return .usage
+            }
+            settings = configured
+            tenant = environment["ENTRA_TENANT_ID"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            guard !tenant.isEmpty else {
+                CommandOutput.printError("ENTRA_TENANT_ID is not set (cookies are bound to the tenant)")
+                return .usage
+            }
+        } catch {
+            CommandOutput.printError("\(error)")
+            return .usage
+        }
+        let codec = SessionCookieCodec(settings: settings, tenantID: tenant)
+        var input = CommandOutput.readStandardInput()
+        if input.lowercased().hasPrefix("cookie:") { input = String(input.dropFirst("cookie:".count)) }
+        let value = input.contains("=") && !input.hasPrefix("ey")
+            ? CookieHeader.values(named: settings.name, in: [input]).first ?? ""
+            : input
+        var verdict = JSONObject()
+        verdict["cookie"] = .string(CommandOutput.fingerprint(value))
+        do {
+            let identity = try codec.identity(fromValue: value)
+            verdict["valid"] = .bool(true)
+            verdict["reason"] = .null
+            verdict["user"] = CommandOutput.json(identity.user)
+            verdict["expires_at"] = JSONNumber(identity.expiresAt).map(JSONValue.number) ?? .null
+            CommandOutput.printJSON(verdict)
+            return .success
+        } catch {
+            verdict["valid"] = .bool(false)
+            verdict["reason"] = .string(error.code.description)
+            verdict["detail"] = .string(error.reason)
+            CommandOutput.printJSON(verdict)
+            return .invalidCredential
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import AppNativeCore
+internal import CAppNativeLinux
+import Foundation
+
+/// Something that owns a file descriptor registered with an event loop.
+/// Loop-owned: `handle(events:)` runs on the loop's thread only.
+public protocol EventHandler: AnyObject {
+    func handle(events: IOEvents)
+}
+
+/// Readiness reported by epoll.
+public struct IOEvents: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public static let readable = IOEvents(rawValue: appnative_epollin)
+    public static let writable = IOEvents(rawValue: appnative_epollout)
+    public static let peerClosed = IOEvents(rawValue: appnative_epollrdhup)
+    public static let error = IOEvents(rawValue: appnative_epollerr)
+    public static let hangUp = IOEvents(rawValue: appnative_epollhup)
+}
+
+/// One event loop: a thread owning an epoll instance, an eventfd for wake-ups and its timers
+/// (STYLE.md §5). Connection state registered here is touched only on this thread, so the hot
+/// path takes no locks; other threads hand work over with `execute(_:)`.
+public final class EventLoop: @unchecked Sendable {
+    // Invariant making @unchecked Sendable true: everything but `pending`, `isStopping` and the
+    // immutable fds is touched only on the loop's own thread (asserted in debug builds).
+    public let index: Int
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private var handlers: [Int32: (generation: UInt32, handler: any EventHandler)] = [:]
+    private var nextGeneration: UInt32 = 1
+    private var timers = TimerHeap()
+    private let pending = Locked<[@Sendable () -> Void]>([])
+    private let stopRequested = Locked(false)
+    private var thread: pthread_t?
+
+    /// Wake-ups use the generation 0 slot, which no registration ever gets.
+    private static let wakeData: UInt64 = 0
+
+    public init(index: Int) throws(SystemCallError) {
+        self.index = index
+        epollFD = try SystemCallError.check(appnative_epoll_create(), "epoll_create1")
+        wakeFD = try SystemCallError.check(appnative_eventfd_create(), "eventfd")
+        try SystemCallError.check(appnative_epoll_add(epollFD, wakeFD, appnative_epollin, Self.wakeData), "epoll_ctl(wake)")
+    }
+
+    deinit {
+        close(wakeFD)
+        close(epollFD)
+    }
+
+    /// Monotonic nanoseconds, the clock of this loop's timers.
+    public var nowNanoseconds: UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    // MARK: Registration (loop thread only)
+
+    /// Registers `fd` for `events` (edge-triggered). Returns the registration's generation.
+    @discardableResult
+    public func register(_ fd: Int32, events: IOEvents, handler: any EventHandler) throws(SystemCallError) -> UInt32 {
+        let generation = nextGeneration
+        nextGeneration = nextGeneration == UInt32.max ? 1 : nextGeneration + 1
+        handlers[fd] = (generation, handler)
+        try SystemCallError.check(
+            appnative_epoll_add(epollFD, fd, events.rawValue | appnative_epollet, Self.data(fd, generation)),
+            "epoll_ctl(add)"
+        )
+        return generation
+    }
+
+    /// Changes the events of a registered fd.
+    public func modify(_ fd: Int32, events: IOEvents) throws(SystemCallError) {
+        guard let entry = handlers[fd] else { return }
+        try SystemCallError.check(
+            appnative_epoll_modify(epollFD, fd, events.rawValue | appnative_epollet, Self.data(fd, entry.generation)),
+            "epoll_ctl(mod)"
+        )
+    }
+
+    /// Removes `fd`; events already queued for it are ignored by their generation.
+    public func deregister(_ fd: Int32) {
+        guard handlers.removeValue(forKey: fd) != nil else { return }
+        _ = appnative_epoll_remove(epollFD, fd)
+    }
+
+    private static func data(_ fd: Int32, _ generation: UInt32) -> UInt64 {
+        UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+    }
+
+    // MARK: Timers (loop thread only)
+
+    /// Runs `callback` on this loop after `delay`. Returns an id for `cancelTimer`.
+    @discardableResult
+    public func schedule(after delay: Duration, _ callback: @escaping () -> Void) -> UInt64 {
+        let nanoseconds = UInt64(max(0, delay.components.seconds)) * 1_000_000_000
+            + UInt64(max(0, delay.components.attoseconds / 1_000_000_000))
+        return timers.schedule(at: nowNanoseconds + nanoseconds, callback)
+    }
+
+    public func cancelTimer(_ id: UInt64) {
+        timers.cancel(id)
+    }
+
+    // MARK: Cross-thread
+
+    /// Runs `task` on this loop's thread soon. Safe from any thread.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        pending.withLock { $0.append(task) }
+        _ = appnative_eventfd_signal(wakeFD)
+    }
+
+    /// Asks the loop to return from `run()` after the current iteration.
+    public func stop() {
+        stopRequested.withLock { $0 = true }
+        _ = appnative_eventfd_signal(wakeFD)
+    }
+
+    /// Runs the loop on the calling thread until `stop()`.
+    public func run() {
+        thread = pthread_self()
+        var events = [UInt32](repeating: 0, count: 256)
+        var data = [UInt64](repeating: 0, count: 256)
+        while !stopRequested.withLock({ $0 }) {
+            let timeout: Int32
+            if let deadline = timers.nextDeadline() {
+                let now = nowNanoseconds
+                timeout = deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
+            } else {
+                timeout = 60_000
+            }
+            let count = appnative_epoll_wait(epollFD, &events, &data, 256, timeout)
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    if data[index] == Self.wakeData {
+                        _ = appnative_eventfd_drain(wakeFD)
+                        continue
+                    }
+                    let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: data[index]))
+                    let generation = UInt32(truncatingIfNeeded: data[index] >> 32)
+                    // A closed and reused fd carries a new generation: stale events are dropped.
+                    guard let entry = handlers[fd], entry.generation == generation else { continue }
+                    entry.handler.handle(events: IOEvents(rawValue: events[index]))
+                }
+            }
+            runPending()
+            for callback in timers.popDue(now: nowNanoseconds) { callback() }
+        }
+        runPending()
+    }
+
+    private func runPending() {
+        let tasks = pending.withLock { tasks -> [@Sendable () -> Void] in
+            defer { tasks.removeAll(keepingCapacity: true) }
+            return tasks
+        }
+        for task in tasks { task() }
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    public var isCurrent: Bool {
+        guard let thread else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+}

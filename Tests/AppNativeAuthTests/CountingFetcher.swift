@@ -1,0 +1,84 @@
+import AppNativeAuth
+import AppNativeCore
+import Foundation
+
+/// A JWKS fetcher that counts downloads and can fail, hang or wait for a gate.
+final class CountingFetcher: JWKSFetching {
+    enum Behaviour: Sendable {
+        case serve(String)
+        case fail
+        /// Never answers (until the caller's deadline abandons it).
+        case hang
+    }
+
+    struct Failure: Error {}
+
+    private struct State {
+        var behaviour: Behaviour
+        var downloads = 0
+        var isGated = false
+        var gateWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Locked<State>
+
+    init(document: String) {
+        state = Locked(State(behaviour: .serve(document)))
+    }
+
+    init(behaviour: Behaviour) {
+        state = Locked(State(behaviour: behaviour))
+    }
+
+    var downloads: Int { state.withLock { $0.downloads } }
+
+    func set(_ behaviour: Behaviour) { state.withLock { $0.behaviour = behaviour } }
+
+    /// While closed, downloads start (and are counted) but do not answer.
+    func closeGate() { state.withLock { $0.isGated = true } }
+
+    func openGate() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.isGated = false
+            defer { state.gateWaiters = [] }
+            return state.gateWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var waitingAtGate: Int { state.withLock { $0.gateWaiters.count } }
+
+    func fetchDocument() async throws -> [UInt8] {
+        let behaviour = state.withLock { state -> Behaviour in
+            state.downloads += 1
+            return state.behaviour
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let passes = state.withLock { state -> Bool in
+                if state.isGated {
+                    state.gateWaiters.append(continuation)
+                    return false
+                }
+                return true
+            }
+            if passes { continuation.resume() }
+        }
+        switch behaviour {
+        case .serve(let document): return Array(document.utf8)
+        case .fail: throw Failure()
+        case .hang:
+            // Ignores cancellation on purpose: the cache's deadline must not depend on it.
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            return []
+        }
+    }
+}
+
+/// Waits (yielding, bounded in iterations, not in wall time) until `condition` holds.
+func eventually(_ condition: () -> Bool, iterations: Int = 10_000) async -> Bool {
+    for _ in 0..<iterations {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return condition()
+}

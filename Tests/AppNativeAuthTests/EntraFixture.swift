@@ -1,0 +1,76 @@
+import AppNativeAuth
+import AppNativeCore
+import AppNativeTesting
+import Foundation
+
+/// A configured verifier with a manual clock and a counting fetcher, plus a token factory.
+struct EntraFixture {
+    static let tenant = "1111aaaa-bbbb-4ccc-8ddd-eeeeffff0001"
+    static let audience = "ios-app-client-id"
+    static let start = 1_800_000_000.0
+
+    let factory: TestTokenFactory
+    let fetcher: CountingFetcher
+    let time: ManualTimeSource
+    let verifier: EntraTokenVerifier
+    let logs: InMemoryLogSink
+
+    init(
+        mode: EntraConfiguration.Mode = .idToken(audiences: [EntraFixture.audience]),
+        cache: JWKSCacheConfiguration = .init(),
+        fetcher: CountingFetcher? = nil,
+        factory: TestTokenFactory? = nil
+    ) throws {
+        let factory = try factory ?? TestTokenFactory.trusted()
+        self.factory = factory
+        self.fetcher = fetcher ?? CountingFetcher(document: factory.jwksDocument)
+        time = ManualTimeSource(wallSeconds: Self.start)
+        logs = InMemoryLogSink()
+        let configuration: EntraConfiguration
+        switch mode {
+        case .idToken(let audiences):
+            configuration = try EntraConfiguration(tenantID: Self.tenant, audiences: audiences)
+        case .accessToken(let clientID, let scope, let extra):
+            configuration = try EntraConfiguration(
+                tenantID: Self.tenant,
+                apiClientID: clientID,
+                requiredScope: scope,
+                extraAudiences: extra
+            )
+        }
+        verifier = EntraTokenVerifier(
+            configuration: configuration,
+            fetcher: self.fetcher,
+            cacheConfiguration: cache,
+            time: time,
+            logger: Logger(sink: logs, minimumLevel: .debug),
+            metrics: MetricsRegistry()
+        )
+    }
+
+    /// Claims of a valid ID token at the fixture's current time; `overrides` replace or add
+    /// claims and `removing` drops them.
+    func claims(_ overrides: [String: Any] = [:], removing: [String] = []) -> [String: Any] {
+        let now = Int(time.wallSeconds)
+        var claims: [String: Any] = [
+            "aud": Self.audience,
+            "iss": "https://login.microsoftonline.com/\(Self.tenant)/v2.0",
+            "iat": now - 10,
+            "nbf": now - 10,
+            "exp": now + 3600,
+            "sub": "subject-1",
+            "oid": "0a0a0a0a-0000-4000-8000-000000000001",
+            "tid": Self.tenant,
+            "email": "ada@example.com",
+            "name": "Ada Lovelace",
+            "ver": "2.0",
+        ]
+        for (key, value) in overrides { claims[key] = value }
+        for key in removing { claims.removeValue(forKey: key) }
+        return claims
+    }
+
+    func token(_ overrides: [String: Any] = [:], removing: [String] = [], kid: String? = nil) throws -> String {
+        try factory.token(claims: claims(overrides, removing: removing), kid: kid)
+    }
+}

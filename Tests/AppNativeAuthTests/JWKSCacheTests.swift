@@ -1,0 +1,177 @@
+import AppNativeAuth
+import AppNativeCore
+import AppNativeTesting
+import Foundation
+import Testing
+
+/// The observable consequences of auth.md §6, with a manual clock.
+@Suite("JWKS cache timing rules")
+struct JWKSCacheTests {
+    @Test("5 sequential verifications cost 1 download")
+    func sequential() async throws {
+        let fixture = try EntraFixture()
+        for _ in 0..<5 { _ = try await fixture.verifier.verify(try fixture.token(["jti": UUID().uuidString])) }
+        #expect(fixture.fetcher.downloads == 1)
+    }
+
+    @Test("20 concurrent first requests cost 1 download")
+    func concurrentFirstRequests() async throws {
+        let fixture = try EntraFixture()
+        fixture.fetcher.closeGate()
+        let tokens = try (0..<20).map { _ in try fixture.token(["jti": UUID().uuidString]) }
+        try await withThrowingTaskGroup(of: VerifiedIdentity.self) { group in
+            for token in tokens { group.addTask { try await fixture.verifier.verify(token) } }
+            #expect(await eventually { fixture.fetcher.waitingAtGate == 1 })
+            fixture.fetcher.openGate()
+            var count = 0
+            for try await _ in group { count += 1 }
+            #expect(count == 20)
+        }
+        #expect(fixture.fetcher.downloads == 1)
+    }
+
+    @Test("TTL: no reload at +3599 s; at +3601 s the cache answers and one background reload runs")
+    func timeToLive() async throws {
+        let fixture = try EntraFixture()
+        _ = try await fixture.verifier.verify(try fixture.token())
+        fixture.time.advance(by: .seconds(3599))
+        _ = try await fixture.verifier.verify(try fixture.token(["jti": "a"]))
+        #expect(fixture.fetcher.downloads == 1)
+        fixture.time.advance(by: .seconds(2))
+        fixture.fetcher.closeGate()
+        // Answered from the cache while the reload is stuck at the gate: nobody waits for it.
+        _ = try await fixture.verifier.verify(try fixture.token(["jti": "b"]))
+        _ = try await fixture.verifier.verify(try fixture.token(["jti": "c"]))
+        #expect(await eventually { fixture.fetcher.waitingAtGate == 1 })
+        #expect(fixture.fetcher.downloads == 2)
+        fixture.fetcher.openGate()
+    }
+
+    @Test("a rotated key within the minimum interval is unknown; after it, a reload accepts it")
+    func rotation() async throws {
+        let fixture = try EntraFixture()
+        _ = try await fixture.verifier.verify(try fixture.token())
+        let rotated = TestTokenFactory(key: try .generate(), keyID: "new-kid")
+        let combined = """
+            {"keys":[\(Self.keyEntry(fixture.factory)),\(Self.keyEntry(rotated))]}
+            """
+        fixture.fetcher.set(.serve(combined))
+        let newToken = try rotated.token(claims: fixture.claims())
+        fixture.time.advance(by: .seconds(30))
+        let early = await #expect(throws: AuthError.self) { try await fixture.verifier.verify(newToken) }
+        #expect(early?.code == .unknownKid)
+        #expect(early?.bearerStatus == 401)
+        #expect(fixture.fetcher.downloads == 1)
+        fixture.time.advance(by: .seconds(31))
+        let identity = try await fixture.verifier.verify(newToken)
+        #expect(identity.user.email == "ada@example.com")
+        #expect(fixture.fetcher.downloads == 2)
+    }
+
+    @Test("a flood of unknown kids costs at most one download per minimum interval")
+    func unknownKidFlood() async throws {
+        let fixture = try EntraFixture()
+        _ = try await fixture.verifier.verify(try fixture.token())
+        for round in 0..<3 {
+            for index in 0..<200 {
+                let token = try fixture.token(kid: "attacker-\(round)-\(index)")
+                await #expect(throws: AuthError(.unknownKid, "")) { try await fixture.verifier.verify(token) }
+            }
+            // Round 0 falls inside the interval of the first load; each later round triggers exactly one reload.
+            #expect(fixture.fetcher.downloads == 1 + round)
+            fixture.time.advance(by: .seconds(60))
+        }
+    }
+
+    @Test("a download failing from the start: 503, again 503 without a download, then recovery")
+    func failingFromStart() async throws {
+        let fixture = try EntraFixture(fetcher: CountingFetcher(behaviour: .fail))
+        let token = try fixture.token()
+        let first = await #expect(throws: AuthError.self) { try await fixture.verifier.verify(token) }
+        #expect(first?.code == .keysUnavailable)
+        #expect(first?.bearerStatus == 503)
+        let second = await #expect(throws: AuthError.self) { try await fixture.verifier.verify(token) }
+        #expect(second?.code == .keysUnavailable)
+        #expect(fixture.fetcher.downloads == 1)
+        // The empty-cache retry interval is 5 s, not 60 s.
+        fixture.time.advance(by: .seconds(4))
+        await #expect(throws: AuthError(.keysUnavailable, "")) { try await fixture.verifier.verify(token) }
+        #expect(fixture.fetcher.downloads == 1)
+        fixture.fetcher.set(.serve(fixture.factory.jwksDocument))
+        fixture.time.advance(by: .seconds(2))
+        _ = try await fixture.verifier.verify(token)
+        #expect(fixture.fetcher.downloads == 2)
+    }
+
+    @Test("keys survive failed reloads (outage tolerance)")
+    func outage() async throws {
+        let fixture = try EntraFixture()
+        _ = try await fixture.verifier.verify(try fixture.token())
+        fixture.fetcher.set(.fail)
+        for hour in 1...3 {
+            fixture.time.advance(by: .seconds(3601))
+            _ = try await fixture.verifier.verify(try fixture.token(["jti": "\(hour)"]))
+            #expect(await eventually { fixture.fetcher.downloads == 1 + hour })
+        }
+        #expect(fixture.verifier.keys.isLoaded)
+    }
+
+    @Test("a hanging download is abandoned at the reload timeout and answers 503")
+    func hangingDownload() async throws {
+        var cache = JWKSCacheConfiguration()
+        cache.reloadTimeout = .milliseconds(50)
+        let fixture = try EntraFixture(cache: cache, fetcher: CountingFetcher(behaviour: .hang))
+        let token = try fixture.token()
+        async let outcome: VerifiedIdentity = fixture.verifier.verify(token)
+        // The deadline sleeps on the manual clock; move it past the timeout.
+        #expect(await eventually { fixture.time.sleeperCount >= 1 })
+        fixture.time.advance(by: .milliseconds(51))
+        await #expect(throws: AuthError(.keysUnavailable, "")) { try await outcome }
+    }
+
+    @Test("a waiting caller's cancellation does not cancel the shared reload")
+    func cancellationDoesNotCancelReload() async throws {
+        let fixture = try EntraFixture()
+        fixture.fetcher.closeGate()
+        let token = try fixture.token()
+        let first = Task { try await fixture.verifier.verify(token) }
+        #expect(await eventually { fixture.fetcher.waitingAtGate == 1 })
+        let second = Task { try await fixture.verifier.verify(token) }
+        first.cancel()
+        fixture.fetcher.openGate()
+        _ = try await second.value
+        #expect(fixture.fetcher.downloads == 1)
+        #expect(fixture.verifier.keys.isLoaded)
+    }
+
+    @Test("JWKS parsing keeps usable RSA keys and skips everything else")
+    func parsing() throws {
+        let factory = try TestTokenFactory.trusted()
+        let rsa = Self.keyEntry(factory)
+        let document = """
+            {"keys":[
+              "a string",
+              {"kty":"EC","kid":"ec","crv":"P-256","x":"AA","y":"AA"},
+              {"kty":"oct","kid":"sym","k":"AAAA"},
+              {"kty":"RSA","kid":"incomplete","n":"AQAB"},
+              {"kty":"RSA","n":"AQAB","e":"AQAB"},
+              {"kty":"RSA","kid":"enc","use":"enc","n":"\(Base64URL.encode(factory.key.publicKey.modulus))","e":"AQAB"},
+              \(rsa)
+            ]}
+            """
+        let keySet = try JSONWebKeySet.parse(Array(document.utf8))
+        #expect(Set(keySet.keys.keys) == [factory.keyID])
+        for bad in ["[]", "{}", #"{"keys":{}}"#, #"{"keys":[]}"#, #"{"keys":["x"]}"#, "not json"] {
+            #expect(throws: AuthError(.keysUnavailable, ""), "document \(bad)") { try JSONWebKeySet.parse(Array(bad.utf8)) }
+        }
+        let oversized = [UInt8](repeating: UInt8(ascii: " "), count: 1_000_001)
+        #expect(throws: AuthError(.keysUnavailable, "")) { try JSONWebKeySet.parse(oversized) }
+    }
+
+    static func keyEntry(_ factory: TestTokenFactory) -> String {
+        let document = factory.jwksDocument
+        let start = document.index(after: document.firstIndex(of: "[")!)
+        let end = document.lastIndex(of: "]")!
+        return String(document[start..<end])
+    }
+}

@@ -1,0 +1,207 @@
+import AppNativeAuth
+import AppNativeCore
+import AppNativeCrypto
+import AppNativeJSON
+import AppNativeTesting
+import Foundation
+import Testing
+
+/// auth.md §8: settings, value, Set-Cookie, read rules, rotation.
+@Suite("Session cookie")
+struct SessionCookieTests {
+    static let tenant = "1111aaaa-bbbb-4ccc-8ddd-eeeeffff0001"
+    static let secret = "0123456789abcdef0123456789abcdef-session-secret"
+    static let now = 1_800_000_000.0
+    static let user = UserIdentity(
+        objectID: "0a0a0a0a-0000-4000-8000-000000000001",
+        email: "ada@example.com",
+        tenantID: tenant,
+        name: "Zoë Müller-Łukasz",
+        upn: "ada@corp.example"
+    )
+
+    static func codec(
+        secrets: [String] = [secret],
+        time: ManualTimeSource = ManualTimeSource(wallSeconds: now),
+        maxAge: Duration = .seconds(28800),
+        isSecure: Bool = true,
+        sameSite: SessionCookieSettings.SameSite = .lax
+    ) throws -> SessionCookieCodec {
+        let settings = try SessionCookieSettings(
+            secrets: secrets.map { SecretBytes(utf8: $0) },
+            maxAge: maxAge,
+            isSecure: isSecure,
+            sameSite: sameSite
+        )
+        return SessionCookieCodec(settings: settings, tenantID: tenant, time: time)
+    }
+
+    /// A cookie with arbitrary claims, MACed with `secret`.
+    static func forge(_ claims: [String: Any], secret: String = secret, header: String = #"{"alg":"HS256","typ":"JWT"}"#) throws -> String {
+        let payload = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        let input = Base64URL.encode(header) + "." + Base64URL.encode(Array(payload))
+        let mac = try HMACSHA256(key: SecretBytes(utf8: secret)).authenticationCode(for: Array(input.utf8))
+        return input + "." + Base64URL.encode(mac)
+    }
+
+    static func claims(_ overrides: [String: Any] = [:], removing: [String] = []) -> [String: Any] {
+        var claims: [String: Any] = [
+            "aud": SessionCookieCodec.audience,
+            "sub": user.objectID,
+            "email": user.email,
+            "tid": tenant,
+            "iat": Int(now),
+            "exp": Int(now) + 28800,
+        ]
+        for (key, value) in overrides { claims[key] = value }
+        for key in removing { claims.removeValue(forKey: key) }
+        return claims
+    }
+
+    @Test("issue then read round-trips the identity")
+    func roundTrip() throws {
+        let codec = try Self.codec()
+        let value = codec.value(for: Self.user)
+        let identity = try codec.identity(fromValue: value)
+        #expect(identity.user == Self.user)
+        #expect(identity.method == .cookie)
+        #expect(identity.expiresAt == Self.now + 28800)
+    }
+
+    @Test("the value carries exactly the contract's header and claims")
+    func valueShape() throws {
+        let value = try Self.codec().value(for: Self.user)
+        let parts = value.split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        let header = try JSONParser().parse(Base64URL.decode(parts[0])!)
+        #expect(header == .object(JSONObject([("alg", .string("HS256")), ("typ", .string("JWT"))])))
+        let claims = try #require(try JSONParser().parse(Base64URL.decode(parts[1])!).objectValue)
+        #expect(Set(claims.keys) == ["aud", "sub", "email", "tid", "iat", "exp", "name", "upn"])
+        #expect(claims["aud"] == .string("bmsdna-app-native-session"))
+        #expect(claims["iat"]?.numberValue?.int64 == Int64(Self.now))
+        #expect(claims["exp"]?.numberValue?.int64 == Int64(Self.now) + 28800)
+        let noName = UserIdentity(objectID: "o", email: "e@x", tenantID: Self.tenant)
+        let bare = try #require(try JSONParser().parse(Base64URL.decode(
+            String(try Self.codec().value(for: noName).split(separator: ".")[1]))!).objectValue)
+        #expect(!bare.contains("name") && !bare.contains("upn"))
+    }
+
+    @Test("Set-Cookie attributes (compared as a lower-cased set)")
+    func setCookie() throws {
+        func attributes(_ header: String) -> Set<String> {
+            Set(header.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        }
+        let header = try Self.codec().setCookieHeader(for: Self.user)
+        #expect(header.hasPrefix("bms_session=ey"))
+        #expect(attributes(header) == ["httponly", "max-age=28800", "path=/", "samesite=lax", "secure"])
+        let relaxed = try Self.codec(maxAge: .seconds(600), isSecure: false, sameSite: .strict).setCookieHeader(for: Self.user)
+        #expect(attributes(relaxed) == ["httponly", "max-age=600", "path=/", "samesite=strict"])
+        #expect(!header.lowercased().contains("domain"))
+        let clear = try Self.codec().clearCookieHeader()
+        #expect(clear.hasPrefix("bms_session=;"))
+        #expect(attributes(clear).isSuperset(of: ["httponly", "max-age=0", "path=/", "samesite=lax", "secure"]))
+    }
+
+    @Test("settings are validated at construction")
+    func settingsValidation() throws {
+        #expect(throws: AuthError(.configuration, "")) { try SessionCookieSettings(secrets: [SecretBytes(utf8: "short")]) }
+        #expect(throws: AuthError(.configuration, "")) { try SessionCookieSettings(secrets: []) }
+        #expect(throws: AuthError(.configuration, "")) {
+            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], maxAge: .zero)
+        }
+        #expect(throws: AuthError(.configuration, "")) {
+            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], name: "__Host-session", isSecure: false)
+        }
+        _ = try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], name: "__Host-session", isSecure: true)
+        // 32 bytes counted as UTF-8: 16 two-byte characters pass.
+        _ = try SessionCookieSettings(secrets: [SecretBytes(utf8: String(repeating: "é", count: 16))])
+    }
+
+    @Test("environment: names, defaults and refusals")
+    func environment() throws {
+        #expect(try SessionCookieSettings.fromEnvironment([:]) == nil)
+        let settings = try #require(try SessionCookieSettings.fromEnvironment([
+            "SESSION_SECRET": Self.secret, "SESSION_COOKIE_NAME": "app_session", "SESSION_MAX_AGE": "600",
+            "SESSION_SECURE": "false", "SESSION_SAME_SITE": "strict",
+        ]))
+        #expect(settings.name == "app_session")
+        #expect(settings.maxAge == .seconds(600))
+        #expect(!settings.isSecure)
+        #expect(settings.sameSite == .strict)
+        for bad in [["SESSION_MAX_AGE": "0"], ["SESSION_MAX_AGE": "ten"], ["SESSION_SAME_SITE": "none"], ["SESSION_SECURE": "maybe"]] {
+            #expect(throws: AuthError(.configuration, ""), "\(bad)") {
+                try SessionCookieSettings.fromEnvironment(bad.merging(["SESSION_SECRET": Self.secret]) { $1 })
+            }
+        }
+    }
+
+    struct ReadCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let cookie: @Sendable () throws -> String
+        let isValid: Bool
+        var testDescription: String { name }
+    }
+
+    static let readCases: [ReadCase] = [
+        ReadCase(name: "valid", cookie: { try forge(claims()) }, isValid: true),
+        ReadCase(name: "iat +20 s accepted", cookie: { try forge(claims(["iat": Int(now) + 20])) }, isValid: true),
+        ReadCase(name: "iat +600 s rejected", cookie: { try forge(claims(["iat": Int(now) + 600])) }, isValid: false),
+        ReadCase(name: "exp 120 s past rejected", cookie: { try forge(claims(["exp": Int(now) - 120])) }, isValid: false),
+        ReadCase(name: "exp 20 s past accepted (30 s leeway)", cookie: { try forge(claims(["exp": Int(now) - 20])) }, isValid: true),
+        ReadCase(name: "nbf in the future rejected", cookie: { try forge(claims(["nbf": Int(now) + 600])) }, isValid: false),
+        ReadCase(name: "wrong audience", cookie: { try forge(claims(["aud": "other"])) }, isValid: false),
+        ReadCase(name: "aud missing", cookie: { try forge(claims(removing: ["aud"])) }, isValid: false),
+        ReadCase(name: "exp missing", cookie: { try forge(claims(removing: ["exp"])) }, isValid: false),
+        ReadCase(name: "sub missing", cookie: { try forge(claims(removing: ["sub"])) }, isValid: false),
+        ReadCase(name: "email blank", cookie: { try forge(claims(["email": "  "])) }, isValid: false),
+        ReadCase(name: "tid missing", cookie: { try forge(claims(removing: ["tid"])) }, isValid: false),
+        ReadCase(name: "other tenant", cookie: { try forge(claims(["tid": "2222aaaa-bbbb-4ccc-8ddd-eeeeffff0002"])) }, isValid: false),
+        ReadCase(name: "tenant differs only in case", cookie: { try forge(claims(["tid": tenant.uppercased()])) }, isValid: true),
+        ReadCase(name: "wrong secret", cookie: { try forge(claims(), secret: String(repeating: "x", count: 40)) }, isValid: false),
+        ReadCase(name: "alg none", cookie: {
+            Base64URL.encode(#"{"alg":"none","typ":"JWT"}"#) + "." + Base64URL.encode(Array(try JSONSerialization.data(withJSONObject: claims()))) + "."
+        }, isValid: false),
+        ReadCase(name: "alg HS512 header", cookie: { try forge(claims(), header: #"{"alg":"HS512","typ":"JWT"}"#) }, isValid: false),
+        ReadCase(name: "tampered payload", cookie: {
+            let parts = try forge(claims()).split(separator: ".")
+            let other = Base64URL.encode(Array(try JSONSerialization.data(withJSONObject: claims(["sub": "mallory"]))))
+            return [String(parts[0]), other, String(parts[2])].joined(separator: ".")
+        }, isValid: false),
+        ReadCase(name: "empty", cookie: { "" }, isValid: false),
+        ReadCase(name: "garbage", cookie: { "not-a-jwt" }, isValid: false),
+    ]
+
+    @Test("read rules of §8.4", arguments: readCases)
+    func readRules(_ readCase: ReadCase) throws {
+        let codec = try Self.codec()
+        let value = try readCase.cookie()
+        let identity = codec.identity(fromCookieHeaders: ["other=1; bms_session=\(value); more=2"])
+        #expect((identity != nil) == readCase.isValid, "\(readCase.name)")
+    }
+
+    @Test("rotation: cookies of the previous secret are read; new cookies use the first")
+    func rotation() throws {
+        let old = "previous-secret-previous-secret-previous"
+        let oldCookie = try Self.codec(secrets: [old]).value(for: Self.user)
+        let rotated = try Self.codec(secrets: [Self.secret, old])
+        #expect(try rotated.identity(fromValue: oldCookie).user == Self.user)
+        let fresh = rotated.value(for: Self.user)
+        #expect(throws: AuthError.self) { try Self.codec(secrets: [old]).identity(fromValue: fresh) }
+        #expect(try Self.codec(secrets: [Self.secret]).identity(fromValue: fresh).user == Self.user)
+    }
+
+    @Test("Cookie header parsing and removal")
+    func cookieHeader() {
+        #expect(CookieHeader.values(named: "bms_session", in: ["a=1; bms_session=v1", "bms_session=\"v2\""]) == ["v1", "v2"])
+        #expect(CookieHeader.values(named: "bms_session", in: ["xbms_session=no; bms_sessionx=no"]).isEmpty)
+        #expect(CookieHeader.removing("bms_session", from: "a=1; bms_session=v; b=2") == "a=1; b=2")
+        #expect(CookieHeader.removing("bms_session", from: "bms_session=v") == nil)
+    }
+
+    @Test("an invalid first cookie of the same name does not hide a valid second one")
+    func duplicateNames() throws {
+        let codec = try Self.codec()
+        let valid = codec.value(for: Self.user)
+        #expect(codec.identity(fromCookieHeaders: ["bms_session=bogus; bms_session=\(valid)"]) != nil)
+    }
+}

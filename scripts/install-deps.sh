@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, the tests and `make run` need, when missing.
+# Idempotent: a machine that has everything returns at once without touching apt.
+set -euo pipefail
+
+packages=(
+  # build: OpenSSL and libcurl through system-library targets
+  libssl-dev libcurl4-openssl-dev pkg-config
+  # tools the tests and dev setup call
+  openssl ca-certificates curl python3
+  # interoperability peers: PyJWT mints and reads tokens and cookies, h2 drives the fake APNs server
+  python3-jwt python3-cryptography python3-h2
+  # real peers of the integration tests and benchmarks
+  nginx-light wrk
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
