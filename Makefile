@@ -17,7 +17,7 @@ build-release: deps
 # Builds everything and runs every test target (unit, vectors, interop, integration).
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) test --skip-build
 
 # Starts the gateway on its embedded dev default (see README).
 run: build

@@ -65,6 +65,7 @@ let package = Package(
             path: "Sources/appnative-gateway"
         ),
         .testTarget(name: "AppNativeCoreTests", dependencies: ["AppNativeCore", "AppNativeTesting"]),
+        .testTarget(name: "AppNativeClientTests", dependencies: ["AppNativeClient", "AppNativeTesting"]),
         .testTarget(
             name: "AppNativeJSONTests",
             dependencies: ["AppNativeJSON", "AppNativeTesting"],

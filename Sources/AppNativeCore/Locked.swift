@@ -1,5 +1,5 @@
 #if APPNATIVE_PTHREAD_LOCKS
-public import Glibc
+import Glibc
 #else
 import Synchronization
 #endif

@@ -138,6 +138,12 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
+    /// The exposed name of a dotted metric key: `jwks.refresh` becomes `appnative_jwks_refresh`
+    /// (Prometheus names allow `[a-zA-Z_:][a-zA-Z0-9_:]*`).
+    public static func exposedName(_ key: String) -> String {
+        "appnative_" + String(key.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+    }
+
     /// The Prometheus text exposition format (version 0.0.4).
     public func renderPrometheus() -> String {
         let entries = metrics.withLock { metrics in metrics.sorted { $0.key < $1.key } }
@@ -145,25 +151,26 @@ public final class MetricsRegistry: Sendable {
         var out = ""
         var described = Set<String>()
         for (key, metric) in entries {
+            let name = Self.exposedName(key.name)
             if described.insert(key.name).inserted, let info = descriptions[key.name] {
-                if !info.text.isEmpty { out += "# HELP \(key.name) \(info.text)\n" }
-                out += "# TYPE \(key.name) \(info.type)\n"
+                if !info.text.isEmpty { out += "# HELP \(name) \(info.text)\n" }
+                out += "# TYPE \(name) \(info.type)\n"
             }
             let labels = key.renderedLabels
             switch metric {
             case .counter(let counter):
-                out += "\(key.name)\(labels.isEmpty ? "" : "{\(labels)}") \(counter.current)\n"
+                out += "\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(counter.current)\n"
             case .gauge(let gauge):
-                out += "\(key.name)\(labels.isEmpty ? "" : "{\(labels)}") \(gauge.current)\n"
+                out += "\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(gauge.current)\n"
             case .histogram(let histogram):
                 let snapshot = histogram.snapshot
                 let prefix = labels.isEmpty ? "" : labels + ","
                 for (bound, cumulative) in zip(histogram.upperBounds, snapshot.cumulative) {
-                    out += "\(key.name)_bucket{\(prefix)le=\"\(bound)\"} \(cumulative)\n"
+                    out += "\(name)_bucket{\(prefix)le=\"\(bound)\"} \(cumulative)\n"
                 }
-                out += "\(key.name)_bucket{\(prefix)le=\"+Inf\"} \(snapshot.count)\n"
-                out += "\(key.name)_sum\(labels.isEmpty ? "" : "{\(labels)}") \(snapshot.sum)\n"
-                out += "\(key.name)_count\(labels.isEmpty ? "" : "{\(labels)}") \(snapshot.count)\n"
+                out += "\(name)_bucket{\(prefix)le=\"+Inf\"} \(snapshot.count)\n"
+                out += "\(name)_sum\(labels.isEmpty ? "" : "{\(labels)}") \(snapshot.sum)\n"
+                out += "\(name)_count\(labels.isEmpty ? "" : "{\(labels)}") \(snapshot.count)\n"
             }
         }
         return out

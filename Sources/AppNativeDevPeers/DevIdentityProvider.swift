@@ -1,4 +1,4 @@
-public import AppNativeAuth
+import AppNativeAuth
 public import AppNativeCrypto
 import AppNativeJSON
 import Foundation

@@ -1,3 +1,4 @@
+internal import CAppNativeLinux
 import Glibc
 
 /// An IPv4 or IPv6 address and port, parsed from `host:port` / `[v6]:port` configuration values.

@@ -7,6 +7,7 @@ public import Foundation
 public struct FixtureLoader: Sendable {
     public struct MissingFixture: Error, CustomStringConvertible {
         public let path: String
+        public init(path: String) { self.path = path }
         public var description: String { "missing fixture: \(path)" }
     }
 

@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 
-/// Runs peer programs and the built executable from tests.
+/// Runs peer programs and the built executable from tests, on `ChildProcess`.
 public enum ProcessRunner: Sendable {
     /// Debian's interpreter: the Debian packages the install script adds (python3-jwt, python3-h2)
     /// live in its dist-packages, which a pyenv or venv `python3` earlier on PATH would not see.
@@ -13,32 +13,36 @@ public enum ProcessRunner: Sendable {
     }
 
     /// Runs `executable` to completion with `input` on standard input.
+    ///
+    /// Runs on a Dispatch thread: blocking reads must not hold a cooperative-pool thread.
     public static func run(
         _ executable: String,
         _ arguments: [String],
         input: String = "",
         environment: [String: String]? = nil
+    ) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(executable, arguments, input: input, environment: environment) })
+            }
+        }
+    }
+
+    private static func runBlocking(
+        _ executable: String,
+        _ arguments: [String],
+        input: String,
+        environment: [String: String]?
     ) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        // Read both pipes before waiting so a chatty child cannot block on a full pipe.
-        let outData = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errData = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self)
-        )
+        let stderrFile = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: stderrFile) }
+        let child = try ChildProcess([executable] + arguments, environment: environment, stderrFile: stderrFile)
+        child.write(input)
+        child.closeInput()
+        let stdout = child.readToEnd()
+        let status = child.waitForExit()
+        let stderr = (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? ""
+        return Output(status: status, stdout: stdout, stderr: stderr)
     }
 
     /// The repository root, found from a source file's `#filePath` (tests run from the checkout).

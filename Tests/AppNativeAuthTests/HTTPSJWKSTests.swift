@@ -10,12 +10,12 @@ import Testing
 struct HTTPSJWKSTests {
     static let root = ProcessRunner.repositoryRoot()
 
-    static func startServer(document: String, tls: Bool = true) throws -> LoopbackPeer {
+    static func startServer(document: String, tls: Bool = true) async throws -> LoopbackPeer {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
         try document.write(to: file, atomically: true, encoding: .utf8)
         var arguments = [root + "/Tests/Peers/jwks_server.py", "--document", file.path]
         if tls { arguments += ["--tls", root + "/keys/test/localhost.pem", root + "/keys/test/localhost-key.pem"] }
-        return try LoopbackPeer(ProcessRunner.python, arguments)
+        return try await LoopbackPeer.start(ProcessRunner.python, arguments)
     }
 
     static func verifier(url: String, caFile: String?, factory: TestTokenFactory) throws -> EntraTokenVerifier {
@@ -39,7 +39,7 @@ struct HTTPSJWKSTests {
     @Test("keys fetched over HTTPS with the test CA verify a token")
     func httpsFetch() async throws {
         let factory = try TestTokenFactory.trusted()
-        let server = try Self.startServer(document: factory.jwksDocument)
+        let server = try await Self.startServer(document: factory.jwksDocument)
         defer { server.stop() }
         let verifier = try Self.verifier(
             url: "https://127.0.0.1:\(server.port)/keys",
@@ -53,7 +53,7 @@ struct HTTPSJWKSTests {
     @Test("an untrusted certificate, a redirect, an error status and an oversized body all mean 503")
     func failures() async throws {
         let factory = try TestTokenFactory.trusted()
-        let server = try Self.startServer(document: factory.jwksDocument)
+        let server = try await Self.startServer(document: factory.jwksDocument)
         defer { server.stop() }
         let base = "https://127.0.0.1:\(server.port)"
         let cases: [(String, String?)] = [
@@ -72,7 +72,7 @@ struct HTTPSJWKSTests {
     @Test("plain http is accepted for loopback only")
     func cleartextOnlyOnLoopback() async throws {
         let factory = try TestTokenFactory.trusted()
-        let server = try Self.startServer(document: factory.jwksDocument, tls: false)
+        let server = try await Self.startServer(document: factory.jwksDocument, tls: false)
         defer { server.stop() }
         let verifier = try Self.verifier(url: "http://127.0.0.1:\(server.port)/keys", caFile: nil, factory: factory)
         _ = try await verifier.verify(try Self.token(factory))

@@ -1,3 +1,4 @@
+import AppNativeCore
 import AppNativeClient
 
 /// How the Entra ID verifier is set up (auth.md §4 and §9).

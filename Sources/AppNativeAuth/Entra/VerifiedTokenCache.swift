@@ -1,5 +1,5 @@
 public import AppNativeCore
-public import AppNativeCrypto
+import AppNativeCrypto
 
 /// Tokens already verified, so a repeat costs a hash and a lookup instead of an RSA verification.
 ///

@@ -1,4 +1,4 @@
-public import AppNativeCrypto
+import AppNativeCrypto
 public import AppNativeJSON
 
 /// One JSON Web Key (RFC 7517) turned into a verification key, for peers that verify tokens

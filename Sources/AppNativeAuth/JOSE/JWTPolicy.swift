@@ -1,3 +1,4 @@
+import AppNativeCore
 /// What a JWT verification enforces. Every field is a check that runs; there is no call that
 /// skips the policy (STYLE.md §4). The values are explicit so a reviewer reads them in one place.
 public struct JWTPolicy: Sendable {

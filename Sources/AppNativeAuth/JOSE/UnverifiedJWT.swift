@@ -1,4 +1,5 @@
 public import AppNativeJSON
+import AppNativeCore
 
 /// A compact JWS whose header has been checked but whose signature has not (yet).
 ///

@@ -104,6 +104,9 @@ public final class JWKSCache: Sendable {
         return state.withLock { $0.fetchedAt.map { now - $0 } }
     }
 
+    /// Whether a reload is in flight.
+    public var isReloading: Bool { state.withLock { $0.isReloading } }
+
     /// The `kid`s currently cached.
     public var keyIDs: Set<String> { state.withLock { Set($0.keys.keys) } }
 

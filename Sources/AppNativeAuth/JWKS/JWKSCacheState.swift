@@ -1,4 +1,4 @@
-public import AppNativeCrypto
+import AppNativeCrypto
 
 /// Timing parameters of the key cache (auth.md §6).
 public struct JWKSCacheConfiguration: Sendable {

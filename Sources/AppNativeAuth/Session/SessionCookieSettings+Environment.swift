@@ -1,4 +1,4 @@
-public import AppNativeCrypto
+import AppNativeCrypto
 
 extension SessionCookieSettings {
     /// Reads `SESSION_SECRET`, `SESSION_SECRET_PREVIOUS` (comma-separated), `SESSION_COOKIE_NAME`,

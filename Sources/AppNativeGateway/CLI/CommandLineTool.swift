@@ -3,7 +3,7 @@ import AppNativeDevPeers
 import Foundation
 
 /// The whole command-line interface; the executable only calls `run` and exits with its code.
-public enum CommandLineTool {
+public enum CommandLineTool: Sendable {
     static let usage = """
         usage: app-native-gateway COMMAND
 

@@ -24,6 +24,12 @@ enum CommandOutput {
         "sha256:" + SHA256.hash(credential).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
+    /// A NumericDate as an integer when it is one (the usual case), else as a decimal.
+    static func seconds(_ value: Double) -> JSONValue {
+        if value == value.rounded(), abs(value) < 1e15 { return .number(JSONNumber(Int64(value))) }
+        return JSONNumber(value).map(JSONValue.number) ?? .null
+    }
+
     static func json(_ user: UserIdentity) -> JSONValue {
         var object = JSONObject()
         object["oid"] = .string(user.objectID)

@@ -45,7 +45,7 @@ enum CookieCommand {
             verdict["valid"] = .bool(true)
             verdict["reason"] = .null
             verdict["user"] = CommandOutput.json(identity.user)
-            verdict["expires_at"] = JSONNumber(identity.expiresAt).map(JSONValue.number) ?? .null
+            verdict["expires_at"] = CommandOutput.seconds(identity.expiresAt)
             CommandOutput.printJSON(verdict)
             return .success
         } catch {

@@ -69,7 +69,7 @@ enum TokenCommand {
             verdict["reason"] = .null
             verdict["status"] = .number(JSONNumber(200))
             verdict["user"] = CommandOutput.json(identity.user)
-            verdict["expires_at"] = JSONNumber(identity.expiresAt).map(JSONValue.number) ?? .null
+            verdict["expires_at"] = CommandOutput.seconds(identity.expiresAt)
             CommandOutput.printJSON(verdict)
             return .success
         } catch {

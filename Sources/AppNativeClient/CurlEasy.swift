@@ -1,0 +1,104 @@
+internal import CAppNativeCurl
+
+/// Owns one `CURL` easy handle, the buffer curl writes error messages into and the header
+/// list the handle points at (STYLE.md §2). Used by the worker thread only.
+///
+/// Option setters throw instead of trapping: a rejected option fails one request, it does not
+/// take the gateway down.
+final class CurlEasy {
+    /// The raw handle; identifies the transfer in `curl_multi_info_read` messages.
+    let handle: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var headerList: CurlHeaderList?
+
+    init() throws(ClientError) {
+        CurlGlobal.ensureInitialized()
+        guard let handle = curl_easy_init() else {
+            throw ClientError(.transport, reason: "curl_easy_init failed")
+        }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+    }
+
+    deinit {
+        // The handle goes first: it may point at the error buffer and the header list until then.
+        curl_easy_cleanup(handle)
+        errorBuffer.deinitialize(count: Int(CURL_ERROR_SIZE))
+        errorBuffer.deallocate()
+    }
+
+    func set(_ option: CURLoption, _ value: Int) throws(ClientError) {
+        try check(appnative_curl_setopt_long(handle, option, value), option)
+    }
+
+    /// curl copies string options, so the Swift string need only live for the call;
+    /// `nil` resets the option to its built-in default (or to none).
+    func set(_ option: CURLoption, _ value: String?) throws(ClientError) {
+        let result: CURLcode =
+            if let value {
+                appnative_curl_setopt_string(handle, option, value)
+            } else {
+                appnative_curl_setopt_string(handle, option, nil)
+            }
+        try check(result, option)
+    }
+
+    func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws(ClientError) {
+        try check(appnative_curl_setopt_pointer(handle, option, pointer), option)
+    }
+
+    func set(_ option: CURLoption, offset: Int64) throws(ClientError) {
+        try check(appnative_curl_setopt_offset(handle, option, curl_off_t(offset)), option)
+    }
+
+    func set(_ option: CURLoption, callback: appnative_curl_write_callback) throws(ClientError) {
+        try check(appnative_curl_setopt_write_callback(handle, option, callback), option)
+    }
+
+    /// Points the handle at `list` and keeps the list alive as long as the handle.
+    func setHeaders(_ list: CurlHeaderList) throws(ClientError) {
+        headerList = list
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list.head))
+    }
+
+    /// Sets the request content. `COPYPOSTFIELDS` copies the bytes into the handle, so nothing
+    /// on the Swift side has to outlive the call; the size goes first so zero bytes in the body
+    /// are not taken for a C string's end.
+    func setBody(_ bytes: [UInt8]) throws(ClientError) {
+        try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(bytes.count))
+        let result: CURLcode = bytes.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress {
+                return appnative_curl_setopt_pointer(
+                    handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+            }
+            // An empty array may have no storage; curl still needs a valid pointer.
+            return appnative_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+        }
+        try check(result, CURLOPT_COPYPOSTFIELDS)
+    }
+
+    func info(_ info: CURLINFO) -> Int {
+        var value = 0
+        guard appnative_curl_getinfo_long(handle, info, &value) == CURLE_OK else { return 0 }
+        return value
+    }
+
+    /// curl's detail message for the last failure: printable ASCII only, bounded, so a peer
+    /// cannot smuggle control characters or a wall of text into a log line through it.
+    var errorMessage: String {
+        let raw = String(cString: errorBuffer)
+        let printable = raw.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7f }
+        return String(String.UnicodeScalarView(printable.prefix(200)))
+    }
+
+    private func check(_ result: CURLcode, _ option: CURLoption) throws(ClientError) {
+        guard result == CURLE_OK else {
+            throw ClientError(
+                .transport,
+                reason: "curl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(result)))"
+            )
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import AppNativeCore
+import Dispatch
+internal import Glibc
+import Synchronization
+
+/// The part of a client shared between callers and its one worker thread: the submission
+/// queue, the multi handle (for wake-ups) and the worker's lifecycle.
+final class CurlEngine: Sendable {
+    typealias Continuation = CheckedContinuation<Result<HTTPResponse, ClientError>, Never>
+
+    /// What a caller hands the worker: the checked request and where to deliver its outcome.
+    struct Submission: Sendable {
+        var request: PreparedRequest
+        var continuation: Continuation
+    }
+
+    let multi = CurlMulti()
+    private let queue = Locked(SubmissionQueue<Submission>())
+    private let exited = DispatchGroup()
+
+    /// Transfers currently added to the multi handle.
+    let activeTransfers = Atomic<Int>(0)
+    /// Transfers ever added to the multi handle: a refused request never counts.
+    let startedTransfers = Atomic<Int>(0)
+    /// Worker threads ever started by this engine (always 1 once running).
+    let workerThreadsStarted = Atomic<Int>(0)
+
+    /// Starts the worker thread. It holds the engine, never the client, so dropping the client
+    /// can shut the engine down.
+    func startWorker() {
+        exited.enter()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                let engine = Unmanaged<CurlEngine>.fromOpaque(context!).takeRetainedValue()
+                engine.runWorker()
+                return nil
+            }, context)
+        precondition(result == 0, "pthread_create failed: \(result)")
+        pthread_detach(thread)
+    }
+
+    private func runWorker() {
+        workerThreadsStarted.add(1, ordering: .relaxed)
+        // Process signals belong to the signalfd on loop 0 (STYLE.md §5); faults stay
+        // deliverable so a crash on this thread still produces a backtrace.
+        var signals = sigset_t()
+        sigfillset(&signals)
+        for synchronous in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS] {
+            sigdelset(&signals, synchronous)
+        }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        CurlWorker(engine: self).run()
+        exited.leave()
+    }
+
+    func register() -> UInt64 {
+        queue.withLock { $0.register() }
+    }
+
+    func submit(_ id: UInt64, _ request: PreparedRequest, _ continuation: Continuation) {
+        let submission = Submission(request: request, continuation: continuation)
+        let action = queue.withLock { $0.submit(id, submission) }
+        switch action {
+        case .none:
+            break
+        case .wakeWorker:
+            multi.wakeUp()
+        case .fail(let code):
+            let reason = code == .shutDown ? "client is shut down" : "cancelled before it was sent"
+            continuation.resume(returning: .failure(ClientError(code, reason: reason)))
+        }
+    }
+
+    func cancel(_ id: UInt64) {
+        if queue.withLock({ $0.cancel(id) }) == .wakeWorker { multi.wakeUp() }
+    }
+
+    func forget(_ id: UInt64) {
+        queue.withLock { $0.forget(id) }
+    }
+
+    func takeCommands() -> (commands: [SubmissionQueue<Submission>.Command], isShutDown: Bool) {
+        queue.withLock { $0.takeCommands() }
+    }
+
+    /// Refuses new requests, fails the queued and in-flight ones with `.shutDown`, and waits
+    /// until the worker thread has returned. Idempotent; every caller waits.
+    func shutDown() {
+        if queue.withLock({ $0.shutDown() }) == .wakeWorker { multi.wakeUp() }
+        exited.wait()
+    }
+}

@@ -1,0 +1,77 @@
+import Synchronization
+
+/// Outbound HTTP(S) over libcurl: one worker thread per client drives every request through
+/// one `curl_multi` handle, so connections are reused across requests (kept-alive HTTP/1.1,
+/// multiplexed HTTP/2 when the server offers it through ALPN) and a thousand concurrent
+/// requests cost no thread each.
+///
+/// Every request is checked by `URLPolicy` and the request rules before it reaches the worker:
+/// `https` only (or `http` to loopback on request), TLS peer and host verification always on,
+/// no redirects unless asked, no proxy from the environment, a whole-request timeout, a body
+/// cap enforced while receiving, and no decompression.
+///
+/// Cancellation: cancelling the calling task removes its transfer from the multi handle and
+/// the call throws `.cancelled`. A caller whose fetch must outlive the task that asked for it
+/// (the JWKS cache: one reload shared by many requests, none of which may abort it) runs the
+/// call in an unstructured `Task` and awaits that task's value.
+public final class CurlHTTPClient: HTTPFetching, Sendable {
+    /// The process-wide client for callers that need no separate connection pool.
+    public static let shared = CurlHTTPClient()
+
+    /// The `User-Agent` sent when a request does not set its own.
+    public let userAgent: String
+    private let engine: CurlEngine
+
+    /// Creates a client and starts its worker thread.
+    ///
+    /// - Parameter userAgent: the default `User-Agent`; must be a valid field value.
+    public init(userAgent: String = "app-native-gateway") {
+        precondition(
+            !userAgent.isEmpty && PreparedRequest.isFieldValue(userAgent),
+            "userAgent must be a non-empty header field value"
+        )
+        self.userAgent = userAgent
+        engine = CurlEngine()
+        engine.startWorker()
+    }
+
+    deinit {
+        engine.shutDown()
+    }
+
+    /// Sends `request` and waits for the complete response.
+    ///
+    /// - Throws: `ClientError`: `.invalidURL`, `.insecureScheme` and `.invalidRequest` before any
+    ///   network traffic; `.timeout`, `.connectFailed`, `.tlsFailed`, `.responseTooLarge`,
+    ///   `.transport` from the exchange; `.cancelled` when the calling task is cancelled;
+    ///   `.shutDown` after `shutdown()`. Any HTTP status is a response.
+    public func send(_ request: HTTPRequest) async throws(ClientError) -> HTTPResponse {
+        let prepared = try PreparedRequest(request, userAgent: userAgent)
+        let engine = engine
+        let id = engine.register()
+        defer { engine.forget(id) }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CurlEngine.Continuation) in
+                engine.submit(id, prepared, continuation)
+            }
+        } onCancel: {
+            engine.cancel(id)
+        }
+        return try result.get()
+    }
+
+    /// Fails queued and in-flight requests with `.shutDown`, refuses new ones, and returns once
+    /// the worker thread has stopped. Blocks the calling thread for at most one turn of the
+    /// worker loop; safe to call more than once, from any thread. Idle connections are closed
+    /// when the client is released (dropping the last reference also shuts it down).
+    public func shutdown() {
+        engine.shutDown()
+    }
+
+    /// Transfers currently on the multi handle (for tests and diagnostics).
+    package var activeTransferCount: Int { engine.activeTransfers.load(ordering: .relaxed) }
+    /// Transfers ever started; a request refused by the policy never counts.
+    package var startedTransferCount: Int { engine.startedTransfers.load(ordering: .relaxed) }
+    /// Worker threads this client ever started.
+    package var workerThreadCount: Int { engine.workerThreadsStarted.load(ordering: .relaxed) }
+}

@@ -1,0 +1,21 @@
+internal import CAppNativeCurl
+
+/// Owns one `curl_slist` of header lines (STYLE.md §2). libcurl reads the list during the
+/// transfer without copying it, so the easy handle that uses it keeps it alive.
+final class CurlHeaderList {
+    private(set) var head: UnsafeMutablePointer<curl_slist>?
+
+    init(lines: [String]) throws(ClientError) {
+        for line in lines {
+            // curl_slist_append copies the string; on failure the existing list is unchanged.
+            guard let appended = curl_slist_append(head, line) else {
+                throw ClientError(.transport, reason: "out of memory building header list")
+            }
+            head = appended
+        }
+    }
+
+    deinit {
+        curl_slist_free_all(head)
+    }
+}

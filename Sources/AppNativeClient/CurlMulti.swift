@@ -1,0 +1,71 @@
+internal import CAppNativeCurl
+
+/// Owns the one `CURLM` multi handle of a client (STYLE.md §2): its connection cache (kept-alive
+/// HTTP/1.1 connections and multiplexed HTTP/2 connections), its DNS cache and its wake-up pipe.
+///
+/// `@unchecked Sendable` invariant: every method except `wakeUp()` is called on the client's
+/// worker thread only, and `wakeUp()` wraps `curl_multi_wakeup`, which libcurl documents as
+/// callable from any thread. The handle is freed in `deinit`, which runs once both the worker
+/// thread (after it removed every easy handle and returned) and the client released it.
+final class CurlMulti: @unchecked Sendable {
+    struct Completion {
+        var handle: UnsafeMutableRawPointer
+        var result: CURLcode
+    }
+
+    private let handle: UnsafeMutableRawPointer
+
+    init() {
+        CurlGlobal.ensureInitialized()
+        guard let handle = curl_multi_init() else {
+            preconditionFailure("curl_multi_init failed (out of memory at startup)")
+        }
+        self.handle = handle
+        // Multiplex HTTP/2 streams over one connection (libcurl's default since 7.62; stated
+        // because APNs depends on it).
+        let result = appnative_curl_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        precondition(result == CURLM_OK, "CURLMOPT_PIPELINING rejected: \(result.rawValue)")
+    }
+
+    deinit {
+        curl_multi_cleanup(handle)
+    }
+
+    func add(_ easy: CurlEasy) -> CURLMcode {
+        curl_multi_add_handle(handle, easy.handle)
+    }
+
+    func remove(_ easy: CurlEasy) {
+        let result = curl_multi_remove_handle(handle, easy.handle)
+        // Only a handle we never added (or already removed) fails here: bookkeeping is wrong.
+        precondition(result == CURLM_OK, "curl_multi_remove_handle failed: \(result.rawValue)")
+    }
+
+    /// Advances every transfer as far as it can go without blocking; callbacks run here.
+    func perform() -> CURLMcode {
+        var running: Int32 = 0
+        return curl_multi_perform(handle, &running)
+    }
+
+    /// Sleeps until a socket is ready, curl's next internal timeout, `wakeUp()`, or
+    /// `timeoutMilliseconds`, whichever comes first.
+    func poll(timeoutMilliseconds: Int32) -> CURLMcode {
+        curl_multi_poll(handle, nil, 0, timeoutMilliseconds, nil)
+    }
+
+    /// Interrupts `poll` from any thread. A wake-up sent while the worker is not polling is
+    /// remembered, so none is lost.
+    func wakeUp() {
+        _ = curl_multi_wakeup(handle)
+    }
+
+    /// The next finished transfer, if any.
+    func nextCompletion() -> Completion? {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(handle, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            return Completion(handle: easy, result: message.pointee.data.result)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,101 @@
+internal import CAppNativeCurl
+import Synchronization
+
+/// The loop of a client's one worker thread: drives every transfer through the multi handle.
+///
+/// All curl calls except the wake-up happen here, so transfers, their easy handles and their
+/// callbacks need no locks. Callers talk to it only through the engine's locked queue; it
+/// answers only by resuming continuations, which never runs caller code on this thread.
+final class CurlWorker {
+    private struct Active {
+        var transfer: CurlTransfer
+        var continuation: CurlEngine.Continuation
+    }
+
+    /// The longest sleep without a wake-up or a curl timeout; a safety net, not a schedule.
+    private static let pollCeilingMilliseconds: Int32 = 1000
+
+    private let engine: CurlEngine
+    private var active: [UInt64: Active] = [:]
+    private var idsByHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+
+    init(engine: CurlEngine) {
+        self.engine = engine
+    }
+
+    func run() {
+        while true {
+            let batch = engine.takeCommands()
+            for command in batch.commands {
+                switch command {
+                case .start(let id, let submission):
+                    if batch.isShutDown {
+                        submission.continuation.resume(
+                            returning: .failure(
+                                ClientError(.shutDown, reason: "client shut down before the request started"))
+                        )
+                    } else {
+                        start(id, submission)
+                    }
+                case .cancel(let id):
+                    finish(id, with: .failure(ClientError(.cancelled, reason: "the calling task was cancelled")))
+                }
+            }
+            if batch.isShutDown {
+                for id in Array(active.keys) {
+                    finish(id, with: .failure(ClientError(.shutDown, reason: "client shut down during the request")))
+                }
+                return
+            }
+            let performed = engine.multi.perform()
+            if performed != CURLM_OK {
+                failAll(reason: "curl_multi_perform failed: \(String(cString: curl_multi_strerror(performed)))")
+            }
+            while let completion = engine.multi.nextCompletion() {
+                guard let id = idsByHandle[completion.handle], let entry = active[id] else { continue }
+                finish(id, with: entry.transfer.result(for: completion.result))
+            }
+            let polled = engine.multi.poll(timeoutMilliseconds: Self.pollCeilingMilliseconds)
+            if polled != CURLM_OK {
+                failAll(reason: "curl_multi_poll failed: \(String(cString: curl_multi_strerror(polled)))")
+            }
+        }
+    }
+
+    private func start(_ id: UInt64, _ submission: CurlEngine.Submission) {
+        let transfer: CurlTransfer
+        do {
+            transfer = try CurlTransfer(request: submission.request)
+        } catch {
+            submission.continuation.resume(returning: .failure(error))
+            return
+        }
+        let added = engine.multi.add(transfer.easy)
+        guard added == CURLM_OK else {
+            let reason = "curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(added)))"
+            submission.continuation.resume(returning: .failure(ClientError(.transport, reason: reason)))
+            return
+        }
+        active[id] = Active(transfer: transfer, continuation: submission.continuation)
+        idsByHandle[transfer.easy.handle] = id
+        engine.activeTransfers.add(1, ordering: .relaxed)
+        engine.startedTransfers.add(1, ordering: .relaxed)
+    }
+
+    /// Removes the transfer from the multi handle (its connection goes back to the cache, or
+    /// is closed if the transfer was cut short), then delivers the outcome. A transfer that is
+    /// already gone (a cancellation racing its completion) is ignored.
+    private func finish(_ id: UInt64, with result: Result<HTTPResponse, ClientError>) {
+        guard let entry = active.removeValue(forKey: id) else { return }
+        idsByHandle[entry.transfer.easy.handle] = nil
+        engine.multi.remove(entry.transfer.easy)
+        engine.activeTransfers.subtract(1, ordering: .relaxed)
+        entry.continuation.resume(returning: result)
+    }
+
+    private func failAll(reason: String) {
+        for id in Array(active.keys) {
+            finish(id, with: .failure(ClientError(.transport, reason: reason)))
+        }
+    }
+}

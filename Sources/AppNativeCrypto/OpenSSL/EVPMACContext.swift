@@ -1,0 +1,89 @@
+internal import CAppNativeOpenSSL
+
+/// Owns one `EVP_MAC_CTX`.
+///
+/// A context carries running MAC state. `HMACSHA256` keeps one keyed context as a read-only
+/// template and a lock-guarded pool of copies (`duplicate()`); a copy is used by one call at a
+/// time and `restart()`ed before it goes back to the pool.
+final class EVPMACContext: @unchecked Sendable {
+    // Invariant: a context is never used by two threads at once. The template is only read
+    // (EVP_MAC_CTX_dup); every other context is either confined to one call or parked in
+    // HMACSHA256's pool, and it moves between the two only under that pool's lock.
+    private let pointer: OpaquePointer
+
+    private init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        EVP_MAC_CTX_free(pointer)
+    }
+
+    /// A context keyed for HMAC-SHA-256 with `key` (RFC 2104), or nil if OpenSSL refused.
+    static func hmacSHA256(key: UnsafeRawBufferPointer) -> EVPMACContext? {
+        guard let raw = EVP_MAC_CTX_new(FetchedMAC.hmac.pointer) else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        let context = EVPMACContext(owning: raw)
+        // The OSSL_PARAM array only borrows its key and value strings, so it is built and
+        // consumed inside these closures.
+        let status = OSSL_MAC_PARAM_DIGEST.withCString { name in
+            "SHA256".withCString { value in
+                var params = [
+                    OSSL_PARAM_construct_utf8_string(name, UnsafeMutablePointer(mutating: value), 0),
+                    OSSL_PARAM_construct_end(),
+                ]
+                return EVP_MAC_init(
+                    raw, key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count, &params
+                )
+            }
+        }
+        guard status == 1 else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        return context
+    }
+
+    /// An independent copy in the same (keyed, nothing absorbed) state. Reading the source is
+    /// safe while other threads duplicate it too. Traps on allocation failure.
+    func duplicate() -> EVPMACContext {
+        guard let copy = EVP_MAC_CTX_dup(pointer) else {
+            OpenSSLErrorQueue.clear()
+            preconditionFailure("EVP_MAC_CTX_dup failed")
+        }
+        return EVPMACContext(owning: copy)
+    }
+
+    /// Restarts the MAC with the same key (OpenSSL keeps the keyed inner and outer states).
+    func restart() {
+        guard EVP_MAC_init(pointer, nil, 0, nil) == 1 else {
+            OpenSSLErrorQueue.clear()
+            preconditionFailure("EVP_MAC_init (restart) failed")
+        }
+    }
+
+    /// Absorbs `data`.
+    func update(_ data: UnsafeRawBufferPointer) {
+        guard data.count > 0 else { return }
+        guard EVP_MAC_update(pointer, data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count) == 1 else {
+            OpenSSLErrorQueue.clear()
+            preconditionFailure("EVP_MAC_update failed")
+        }
+    }
+
+    /// Writes the MAC to `output` and returns its length.
+    func finalize(into output: UnsafeMutableRawBufferPointer) -> Int {
+        var written = 0
+        guard
+            EVP_MAC_final(
+                pointer, output.baseAddress!.assumingMemoryBound(to: UInt8.self), &written, output.count
+            ) == 1
+        else {
+            OpenSSLErrorQueue.clear()
+            preconditionFailure("EVP_MAC_final failed")
+        }
+        return written
+    }
+}

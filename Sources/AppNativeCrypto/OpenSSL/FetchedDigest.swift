@@ -1,0 +1,44 @@
+internal import CAppNativeOpenSSL
+
+/// A message digest algorithm fetched once from the default provider (`EVP_MD_fetch`).
+///
+/// Passing a fetched `EVP_MD` to `EVP_Digest` avoids the implicit name lookup that `EVP_sha256()`
+/// costs on every call in OpenSSL 3 (openssl-crypto(7), "Performance").
+final class FetchedDigest: @unchecked Sendable {
+    // Invariant: the EVP_MD is fetched in init and never mutated; OpenSSL allows one fetched
+    // EVP_MD to be used from any number of threads at once (openssl-threads(7)).
+    let pointer: OpaquePointer
+    let byteCount: Int
+
+    /// SHA-256, fetched on first use and kept for the life of the process.
+    static let sha256 = FetchedDigest(name: "SHA256")
+
+    private init(name: String) {
+        guard let digest = EVP_MD_fetch(nil, name, nil) else {
+            OpenSSLErrorQueue.clear()
+            preconditionFailure("OpenSSL's default provider has no \(name) digest")
+        }
+        pointer = digest
+        byteCount = Int(EVP_MD_get_size(digest))
+    }
+
+    deinit {
+        EVP_MD_free(pointer)
+    }
+
+    /// Writes the digest of `data` to the start of `output` (at least `byteCount` bytes).
+    /// Traps on failure: with a fetched digest that only happens when memory is exhausted.
+    func digest(_ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count >= byteCount, "digest output buffer too small")
+        var written: UInt32 = 0
+        let status = EVP_Digest(
+            data.baseAddress, data.count,
+            output.baseAddress!.assumingMemoryBound(to: UInt8.self), &written,
+            pointer, nil
+        )
+        guard status == 1, Int(written) == byteCount else {
+            OpenSSLErrorQueue.clear()
+            preconditionFailure("EVP_Digest failed")
+        }
+    }
+}

@@ -1,0 +1,106 @@
+/// An RSA public key for verifying RSASSA-PKCS1-v1_5 SHA-256 signatures (JWS RS256,
+/// RFC 7518 §3.3; RFC 8017 §8.2.2).
+///
+/// Every initialiser applies `RSAKeyPolicy` (2048 to 8192 bits, exponent 65537) and OpenSSL's
+/// SP 800-56B public key validation, so a key that exists is one the gateway is willing to
+/// trust. That validation includes a Miller-Rabin compositeness test and costs a few
+/// milliseconds per key: build a key once per JWKS refresh and keep it, never per request.
+///
+/// One instance may be shared by any number of threads: the OpenSSL key is immutable and each
+/// verification runs on a context of its own (see `SignatureContextPool`).
+public final class RSAPublicKey: Sendable {
+    let key: EVPPKey
+    private let verifier: SignatureContextPool
+    /// The modulus size in bits.
+    public let bitCount: Int
+    /// The modulus n as minimal big-endian bytes (the JWK `n` member before base64url, RFC 7518 §6.3.1.1).
+    public let modulus: [UInt8]
+    /// The public exponent e as minimal big-endian bytes (the JWK `e` member, RFC 7518 §6.3.1.2).
+    public let exponent: [UInt8]
+    /// The signature length in bytes: exactly the modulus length (RFC 8017 §8.2.2 step 1).
+    public let signatureByteCount: Int
+
+    /// A key from its components, as found in a JWK (RFC 7518 §6.3.1).
+    /// - Parameters:
+    ///   - modulus: n, big-endian; leading zero bytes are allowed and ignored.
+    ///   - exponent: e, big-endian; leading zero bytes are allowed and ignored.
+    /// - Throws: `.weakKey` below 2048 bits; `.unsupportedKey` for an exponent other than 65537
+    ///   or above 8192 bits; `.invalidKey` for an empty or even modulus or one OpenSSL rejects.
+    public convenience init(modulus: [UInt8], exponent: [UInt8]) throws(CryptoError) {
+        let modulus = Array(modulus.drop { $0 == 0 })
+        let exponent = Array(exponent.drop { $0 == 0 })
+        // Policy first, so a weak key never reaches OpenSSL's (costlier) validation.
+        try RSAKeyPolicy.check(modulus: modulus, exponent: exponent)
+        let der = DER.rsaSubjectPublicKeyInfo(modulus: modulus, exponent: exponent)
+        guard let key = der.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+            throw CryptoError(.invalidKey, "OpenSSL rejected the RSA key components")
+        }
+        try self.init(validating: key)
+    }
+
+    /// A key from a DER SubjectPublicKeyInfo with algorithm rsaEncryption (RFC 5280 §4.1.2.7,
+    /// RFC 3279 §2.3.1).
+    /// - Throws: `.invalidKey` if it does not parse or bytes follow it; `.unsupportedKey` for a
+    ///   non-RSA or RSA-PSS key; otherwise as `init(modulus:exponent:)`.
+    public convenience init(spkiDER: [UInt8]) throws(CryptoError) {
+        guard let key = spkiDER.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+            throw CryptoError(.invalidKey, "not a DER SubjectPublicKeyInfo")
+        }
+        try self.init(validating: key)
+    }
+
+    /// A key from PEM text holding one `PUBLIC KEY` block (RFC 7468 §13); surrounding
+    /// whitespace is ignored.
+    /// - Throws: `.invalidPEM` for malformed PEM, `.unsupportedKey` for another block type;
+    ///   otherwise as `init(spkiDER:)`.
+    public convenience init(pem: String) throws(CryptoError) {
+        let block = try PEMDocument.decodeBlock(pem, acceptedLabels: ["PUBLIC KEY"])
+        guard let key = block.der.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+            throw CryptoError(.invalidKey, "PUBLIC KEY block is not a DER SubjectPublicKeyInfo")
+        }
+        try self.init(validating: key)
+    }
+
+    init(validating key: EVPPKey) throws(CryptoError) {
+        guard key.isA("RSA") else {
+            throw CryptoError(.unsupportedKey, "not an rsaEncryption key")
+        }
+        guard let modulus = key.rsaModulus?.bigEndianBytes, let exponent = key.rsaPublicExponent?.bigEndianBytes
+        else {
+            throw CryptoError(.invalidKey, "RSA key has no modulus or exponent")
+        }
+        try RSAKeyPolicy.check(modulus: modulus, exponent: exponent)
+        guard key.isPublicKeyValid(quick: false) else {
+            throw CryptoError(.invalidKey, "RSA public key failed OpenSSL validation")
+        }
+        self.key = key
+        verifier = SignatureContextPool(key: key, scheme: .rsaPKCS1v15SHA256)
+        self.modulus = modulus
+        self.exponent = exponent
+        bitCount = modulus.count * 8 - modulus[0].leadingZeroBitCount
+        signatureByteCount = modulus.count
+    }
+
+    /// The key as DER SubjectPublicKeyInfo.
+    public var spkiDER: [UInt8] { key.subjectPublicKeyInfoDER }
+
+    /// Whether `signature` is a valid RSASSA-PKCS1-v1_5 SHA-256 signature of `message`
+    /// (RFC 8017 §8.2.2). The signature must be exactly `signatureByteCount` bytes; the
+    /// DigestInfo must be the exact DER encoding (a missing NULL parameter is refused).
+    public func isValidPKCS1v15SHA256Signature(_ signature: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer)
+        -> Bool
+    {
+        guard signature.count == signatureByteCount else { return false }
+        return withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
+            SHA256.hash(message, into: digest)
+            return verifier.verify(signature: signature, sha256Digest: UnsafeRawBufferPointer(digest))
+        }
+    }
+
+    /// Whether `signature` is a valid RSASSA-PKCS1-v1_5 SHA-256 signature of `message`.
+    public func isValidPKCS1v15SHA256Signature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+        signature.withUnsafeBytes { signature in
+            message.withUnsafeBytes { message in isValidPKCS1v15SHA256Signature(signature, for: message) }
+        }
+    }
+}

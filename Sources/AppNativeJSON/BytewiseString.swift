@@ -1,0 +1,31 @@
+/// A string hashed and compared by its UTF-8 bytes, never by canonical equivalence.
+struct BytewiseString: Hashable {
+    let string: String
+
+    init(_ string: String) {
+        self.string = string
+    }
+
+    static func == (lhs: BytewiseString, rhs: BytewiseString) -> Bool {
+        same(lhs.string, rhs.string)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        let bytes = string.utf8
+        let hashed: Void? = bytes.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            Array(bytes).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+        // The length ends the string, so a string followed by other hashed data stays unambiguous.
+        hasher.combine(bytes.count)
+    }
+
+    /// Whether two strings hold the same Unicode scalars.
+    @inline(__always)
+    static func same(_ lhs: String, _ rhs: String) -> Bool {
+        // Equal bytes imply canonical equivalence, so `==` (a few integer compares for short ASCII
+        // strings) rules out almost every mismatch; the byte comparison only confirms a match.
+        guard lhs.utf8.count == rhs.utf8.count, lhs == rhs else { return false }
+        return lhs.utf8.elementsEqual(rhs.utf8)
+    }
+}

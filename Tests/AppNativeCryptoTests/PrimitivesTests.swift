@@ -1,0 +1,74 @@
+import AppNativeCrypto
+import Testing
+
+@Suite("SecretBytes, ConstantTime, SecureRandom")
+struct PrimitivesTests {
+    @Test("SecretBytes keeps a copy and lends it back")
+    func secretBytes() {
+        let source: [UInt8] = [1, 2, 3, 4]
+        let secret = SecretBytes(source)
+        #expect(secret.count == 4)
+        #expect(secret.withUnsafeBytes { Array($0) } == source)
+
+        var zeroed: [UInt8] = [9, 8, 7]
+        let kept = SecretBytes(zeroing: &zeroed)
+        #expect(zeroed == [0, 0, 0], "the caller's copy is wiped")
+        #expect(kept.withUnsafeBytes { Array($0) } == [9, 8, 7])
+
+        let text = SecretBytes(utf8: "pässword")
+        #expect(text.count == "pässword".utf8.count)
+        #expect(text.withUnsafeBytes { Array($0) } == Array("pässword".utf8))
+
+        let empty = SecretBytes([])
+        #expect(empty.count == 0 && empty.withUnsafeBytes { $0.count } == 0)
+
+        let random = SecretBytes.random(count: 32)
+        #expect(random.count == 32)
+        #expect(random.withUnsafeBytes { Array($0) } != [UInt8](repeating: 0, count: 32))
+        #expect(ConstantTime.equals([1, 2, 3, 4], secret))
+    }
+
+    @Test("ConstantTime.equals compares length, then contents")
+    func constantTime() {
+        #expect(ConstantTime.equals([], []))
+        #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
+        #expect(!ConstantTime.equals([], [0]))
+        let a: [UInt8] = Array(repeating: 0xab, count: 1000)
+        var b = a
+        b[999] = 0xac
+        #expect(!a.withUnsafeBytes { x in b.withUnsafeBytes { y in ConstantTime.equals(x, y) } })
+        #expect(a.withUnsafeBytes { x in a.withUnsafeBytes { y in ConstantTime.equals(x, y) } })
+    }
+
+    @Test("SecureRandom gives the requested count of unpredictable bytes")
+    func secureRandom() {
+        #expect(SecureRandom.bytes(count: 0).isEmpty)
+        let first = SecureRandom.bytes(count: 64)
+        let second = SecureRandom.bytes(count: 64)
+        #expect(first.count == 64 && second.count == 64)
+        #expect(first != second)
+        #expect(Set(first).count > 16, "64 random bytes take many distinct values")
+        var buffer = [UInt8](repeating: 0, count: 100_000)
+        buffer.withUnsafeMutableBytes { SecureRandom.fill($0) }
+        #expect(buffer.filter { $0 == 0 }.count < 1_000)
+    }
+
+    @Test("a negative random byte count traps")
+    func negativeCountTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = SecureRandom.bytes(count: -1)
+        }
+    }
+
+    @Test("CryptoError equality compares codes only")
+    func errorEquality() {
+        let a = CryptoError(.weakKey, "one reason")
+        let b = CryptoError(.weakKey, "another reason")
+        #expect(a == b)
+        #expect(a != CryptoError(.invalidKey, "one reason"))
+        #expect(a.description.contains("weakKey") && a.description.contains("one reason"))
+        #expect(a.code.description == "weakKey")
+    }
+}
