@@ -36,7 +36,12 @@ let package = Package(
         .target(name: "AppNativeJSON", dependencies: ["AppNativeCore"]),
         .target(name: "AppNativeCrypto", dependencies: ["AppNativeCore", "CAppNativeOpenSSL"]),
         .target(name: "AppNativeClient", dependencies: ["AppNativeCore", "CAppNativeCurl"]),
-        .target(name: "AppNativeServer", dependencies: ["AppNativeCore", "CAppNativeLinux"]),
+        .target(name: "AppNativeHTTP", dependencies: ["AppNativeCore"]),
+        .target(name: "AppNativeServer", dependencies: ["AppNativeCore", "AppNativeHTTP", "CAppNativeLinux"]),
+        .target(
+            name: "AppNativeProxy",
+            dependencies: ["AppNativeCore", "AppNativeCrypto", "AppNativeHTTP", "AppNativeServer", "CAppNativeLinux"]
+        ),
         .target(
             name: "AppNativeAuth",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient"]
@@ -49,6 +54,7 @@ let package = Package(
             name: "AppNativeGateway",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
+                "AppNativeHTTP", "AppNativeServer", "AppNativeProxy", "CAppNativeLinux",
             ]
         ),
         .target(
@@ -57,7 +63,7 @@ let package = Package(
         ),
         .target(
             name: "AppNativeTesting",
-            dependencies: ["AppNativeCore", "AppNativeJSON"]
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeHTTP"]
         ),
         .executableTarget(
             name: "app-native-gateway",
@@ -66,6 +72,11 @@ let package = Package(
         ),
         .testTarget(name: "AppNativeCoreTests", dependencies: ["AppNativeCore", "AppNativeTesting"]),
         .testTarget(name: "AppNativeClientTests", dependencies: ["AppNativeClient", "AppNativeTesting"]),
+        .testTarget(
+            name: "AppNativeHTTPTests",
+            dependencies: ["AppNativeHTTP", "AppNativeTesting"],
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(
             name: "AppNativeJSONTests",
             dependencies: ["AppNativeJSON", "AppNativeTesting"],
@@ -85,7 +96,7 @@ let package = Package(
             name: "AppNativeIntegrationTests",
             dependencies: [
                 "AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeDevPeers", "AppNativeTesting",
-                "app-native-gateway",
+                "AppNativeHTTP", "app-native-gateway",
             ]
         ),
     ]

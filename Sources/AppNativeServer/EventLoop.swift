@@ -35,6 +35,7 @@ public final class EventLoop: @unchecked Sendable {
     private let pending = Locked<[@Sendable () -> Void]>([])
     private let stopRequested = Locked(false)
     private var thread: pthread_t?
+    private var endOfIteration: [() -> Void] = []
 
     /// Wake-ups use the generation 0 slot, which no registration ever gets.
     private static let wakeData: UInt64 = 0
@@ -106,6 +107,20 @@ public final class EventLoop: @unchecked Sendable {
         timers.cancel(id)
     }
 
+    /// Runs `body` once the events of the current iteration are handled (loop thread only).
+    /// Writers use it to coalesce everything queued in one iteration into one `send`.
+    public func runAtEndOfIteration(_ body: @escaping () -> Void) {
+        endOfIteration.append(body)
+    }
+
+    private func drainEndOfIteration() {
+        while !endOfIteration.isEmpty {
+            let batch = endOfIteration
+            endOfIteration.removeAll(keepingCapacity: true)
+            for body in batch { body() }
+        }
+    }
+
     // MARK: Cross-thread
 
     /// Runs `task` on this loop's thread soon. Safe from any thread.
@@ -146,11 +161,14 @@ public final class EventLoop: @unchecked Sendable {
                     guard let entry = handlers[fd], entry.generation == generation else { continue }
                     entry.handler.handle(events: IOEvents(rawValue: events[index]))
                 }
+                drainEndOfIteration()
             }
             runPending()
             for callback in timers.popDue(now: nowNanoseconds) { callback() }
+            drainEndOfIteration()
         }
         runPending()
+        drainEndOfIteration()
     }
 
     private func runPending() {
@@ -159,6 +177,7 @@ public final class EventLoop: @unchecked Sendable {
             return tasks
         }
         for task in tasks { task() }
+        drainEndOfIteration()
     }
 
     /// Whether the caller runs on this loop's thread.

@@ -73,6 +73,11 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `connect(2)` of a socket to this address (for modules that open their own sockets).
+    public func connect(_ fd: Int32) -> Int32 {
+        withSockAddr { Glibc.connect(fd, $0, $1) }
+    }
+
     /// Reads an address filled in by accept/getsockname/getpeername.
     init?(storage: sockaddr_storage) {
         var storage = storage

@@ -6,6 +6,11 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     public let call: String
     public let errno: Int32
 
+    public init(call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
     public var description: String { "\(call) failed: errno \(errno) (\(String(cString: strerror(errno))))" }
 
     /// Throws for -1 results, traps for EBADF/EFAULT, which mean our own bookkeeping is wrong (STYLE.md §2).

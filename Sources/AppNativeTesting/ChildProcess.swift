@@ -113,6 +113,12 @@ public final class ChildProcess: @unchecked Sendable {
         return status
     }
 
+    /// Sends `signal` (SIGTERM for a graceful stop) without waiting.
+    public func send(signal: Int32) {
+        guard !isReaped else { return }
+        _ = Glibc.kill(pid, signal)
+    }
+
     /// SIGKILL (which nothing can block or ignore), then `waitpid`, so no zombie is left.
     public func kill() {
         guard !isReaped else { return }

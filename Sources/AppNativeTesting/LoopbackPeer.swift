@@ -3,7 +3,10 @@ import Foundation
 /// A peer server started by a test: it prints `READY <port>` on standard output once it listens on
 /// 127.0.0.1. `stop()` (and `deinit`, as a safety net) kills and reaps it.
 public final class LoopbackPeer: Sendable {
+    /// The first port of the READY line.
     public let port: Int
+    /// Every port of the READY line (`READY <port> [<port>…]`).
+    public let ports: [Int]
     private let child: ChildProcess
 
     public struct StartFailure: Error, CustomStringConvertible {
@@ -27,9 +30,13 @@ public final class LoopbackPeer: Sendable {
     private init(_ executable: String, _ arguments: [String], environment: [String: String]?) throws {
         child = try ChildProcess([executable] + arguments, environment: environment)
         while let line = child.readLine() {
-            if line.hasPrefix("READY "), let port = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) {
-                self.port = port
-                return
+            if line.hasPrefix("READY ") {
+                let ports = line.dropFirst(6).split(separator: " ").compactMap { Int($0) }
+                if let first = ports.first {
+                    self.port = first
+                    self.ports = ports
+                    return
+                }
             }
         }
         child.kill()

@@ -40,32 +40,44 @@ public enum Base64URL: Sendable {
         let count = input.count
         let remainder = count % 4
         if remainder == 1 { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(count / 4 * 3 + 2)
-        return decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
-            var index = 0
-            let fullEnd = count - remainder
-            while index < fullEnd {
-                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
-                if (a | b | c | d) & 0xC0 != 0 { return nil }
-                out.append(a << 2 | b >> 4)
-                out.append(b << 4 | c >> 2)
-                out.append(c << 6 | d)
-                index += 4
+        let outputCount = count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        var isValid = true
+        let out = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+            decodeTable.withUnsafeBufferPointer { table in
+                var index = 0
+                var written = 0
+                let fullEnd = count - remainder
+                var bad: UInt8 = 0
+                while index < fullEnd {
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                    bad |= a | b | c | d
+                    buffer[written] = a << 2 | b >> 4
+                    buffer[written + 1] = b << 4 | c >> 2
+                    buffer[written + 2] = c << 6 | d
+                    index += 4
+                    written += 3
+                }
+                if remainder == 2 {
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    // Canonical: the 4 unused low bits of the last character are zero.
+                    bad |= a | b | (b & 0x0F != 0 ? 0xFF : 0)
+                    buffer[written] = a << 2 | b >> 4
+                    written += 1
+                } else if remainder == 3 {
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])], c = table[Int(input[index + 2])]
+                    // Canonical: the 2 unused low bits of the last character are zero.
+                    bad |= a | b | c | (c & 0x03 != 0 ? 0xFF : 0)
+                    buffer[written] = a << 2 | b >> 4
+                    buffer[written + 1] = b << 4 | c >> 2
+                    written += 2
+                }
+                // Invalid characters map to 0xFF, so any of them sets the top bits.
+                isValid = bad & 0xC0 == 0
+                initialized = written
             }
-            if remainder == 2 {
-                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { return nil }
-                out.append(a << 2 | b >> 4)
-            } else if remainder == 3 {
-                let a = table[Int(input[index])], b = table[Int(input[index + 1])], c = table[Int(input[index + 2])]
-                if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { return nil }
-                out.append(a << 2 | b >> 4)
-                out.append(b << 4 | c >> 2)
-            }
-            return out
         }
+        return isValid ? out : nil
     }
 
     /// Decodes the UTF-8 bytes of `text` strictly.

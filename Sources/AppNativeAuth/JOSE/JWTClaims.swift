@@ -55,9 +55,19 @@ extension String {
     /// Trims the characters Python's `str.strip()` removes for ASCII input (space, \t, \n, \r, \v, \f)
     /// plus Unicode whitespace, matching the reference's "blank" notion.
     func trimmingWhitespace() -> String {
+        // Fast path: claims are almost always already trimmed ASCII-bounded strings.
+        let utf8 = self.utf8
+        if let first = utf8.first, let last = utf8.last, !Self.mayBeWhitespace(first), !Self.mayBeWhitespace(last) {
+            return self
+        }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
         return String(scalars[first...last])
+    }
+
+    /// ASCII whitespace, or a byte of a multi-byte sequence (which may encode Unicode whitespace).
+    private static func mayBeWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (0x09...0x0D).contains(byte) || byte >= 0x80
     }
 }

@@ -33,7 +33,7 @@ public struct UnverifiedJWT: Sendable {
             if dots.count > 2 { break }
         }
         guard dots.count == 2 else { throw AuthError(.malformed, "not three dot-separated segments") }
-        let header = try Self.decodeObject(bytes, 0..<dots[0], code: .malformed, what: "header")
+        let header = try Self.header(bytes, 0..<dots[0])
         // RFC 7515 §4.1.11: a recipient must reject `crit` extensions it does not understand; we understand none.
         if header.contains("crit") { throw AuthError(.malformed, "header lists critical extensions") }
         var keyID: String?
@@ -144,6 +144,24 @@ public struct UnverifiedJWT: Sendable {
                 throw AuthError(.audience, "claim aud has no allowed audience")
             }
         }
+    }
+
+    /// Decoded headers by their exact segment text. A verifier sees a handful of distinct headers
+    /// (one per signing key, one for our cookies), so decoding each once saves a base64 decode and a
+    /// JSON parse per token. Only headers that decoded to an object are cached; the checks on
+    /// them still run every time.
+    private static let headerCache = Locked<[[UInt8]: JSONObject]>([:])
+    private static let headerCacheCapacity = 64
+
+    private static func header(_ token: [UInt8], _ range: Range<Int>) throws(AuthError) -> JSONObject {
+        let segment = Array(token[range])
+        if let cached = headerCache.withLock({ $0[segment] }) { return cached }
+        let header = try decodeObject(token, range, code: .malformed, what: "header")
+        headerCache.withLock { cache in
+            if cache.count >= headerCacheCapacity { cache.removeAll(keepingCapacity: true) }
+            cache[segment] = header
+        }
+        return header
     }
 
     private static func decodeObject(

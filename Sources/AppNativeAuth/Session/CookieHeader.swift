@@ -1,17 +1,49 @@
 /// Parsing and rewriting of `Cookie` request headers (RFC 6265 §4.2, §5.4).
 public enum CookieHeader: Sendable {
     /// The values of every cookie called `name`, in order, across all `Cookie` header values.
+    ///
+    /// Scans UTF-8 bytes: this runs on every cookie-authenticated request.
     public static func values(named name: String, in headers: [String]) -> [String] {
         var found = [String]()
-        for header in headers {
-            for pair in header.split(separator: ";") {
-                let trimmed = pair.drop(while: { $0 == " " || $0 == "\t" })
-                guard let equals = trimmed.firstIndex(of: "=") else { continue }
-                guard trimmed[..<equals].trimmingTrailingSpaces() == name else { continue }
-                var value = trimmed[trimmed.index(after: equals)...].trimmingTrailingSpaces()
-                // RFC 6265 §4.1.1 allows the value in double quotes.
-                if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
-                found.append(String(value))
+        var name = name
+        name.withUTF8 { nameBytes in
+            for var header in headers {
+                header.withUTF8 { bytes in
+                    var index = 0
+                    let count = bytes.count
+                    while index < count {
+                        // Skip separators and the optional space of "; ".
+                        while index < count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
+                            || bytes[index] == UInt8(ascii: ";")
+                        {
+                            index += 1
+                        }
+                        let pairStart = index
+                        while index < count, bytes[index] != UInt8(ascii: ";") { index += 1 }
+                        let pairEnd = index
+                        guard let equals = (pairStart..<pairEnd).first(where: { bytes[$0] == UInt8(ascii: "=") }) else {
+                            continue
+                        }
+                        var nameEnd = equals
+                        while nameEnd > pairStart, bytes[nameEnd - 1] == UInt8(ascii: " ") || bytes[nameEnd - 1] == UInt8(ascii: "\t") {
+                            nameEnd -= 1
+                        }
+                        guard nameEnd - pairStart == nameBytes.count,
+                            (0..<nameBytes.count).allSatisfy({ bytes[pairStart + $0] == nameBytes[$0] })
+                        else { continue }
+                        var valueStart = equals + 1
+                        var valueEnd = pairEnd
+                        while valueEnd > valueStart, bytes[valueEnd - 1] == UInt8(ascii: " ") || bytes[valueEnd - 1] == UInt8(ascii: "\t") {
+                            valueEnd -= 1
+                        }
+                        // RFC 6265 §4.1.1 allows the value in double quotes.
+                        if valueEnd - valueStart >= 2, bytes[valueStart] == UInt8(ascii: "\""), bytes[valueEnd - 1] == UInt8(ascii: "\"") {
+                            valueStart += 1
+                            valueEnd -= 1
+                        }
+                        found.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
+                    }
+                }
             }
         }
         return found

@@ -15,9 +15,18 @@ public struct SessionCookieCodec: Sendable {
     public let tenantID: String
     private let time: any TimeSource
     private let policy: JWTPolicy
+    /// Cookies already verified, by SHA-256 of their value: a WebView sends the same cookie on
+    /// every request until it is renewed. Expiry is checked on every hit.
+    private let verified: VerifiedCookieCache
 
-    public init(settings: SessionCookieSettings, tenantID: String, time: any TimeSource = SystemTimeSource()) {
+    public init(
+        settings: SessionCookieSettings,
+        tenantID: String,
+        time: any TimeSource = SystemTimeSource(),
+        cacheCapacity: Int = 10_000
+    ) {
         self.settings = settings
+        verified = VerifiedCookieCache(capacity: cacheCapacity)
         self.tenantID = tenantID.lowercased()
         self.time = time
         policy = JWTPolicy(
@@ -81,8 +90,20 @@ public struct SessionCookieCodec: Sendable {
     ///   request path treat any error as "no cookie".
     public func identity(fromValue value: String) throws(AuthError) -> VerifiedIdentity {
         guard !value.isEmpty else { throw AuthError(.notAuthenticated, "session cookie empty") }
-        let unverified = try UnverifiedJWT(value, policy: policy)
         let now = time.wallSeconds
+        let digest = SHA256.digest(value)
+        if let cached = verified.identity(for: digest) {
+            if cached.expiresAt > now - Self.leeway.seconds { return cached }
+            verified.remove(digest)
+            throw AuthError(.expired, "session cookie expired")
+        }
+        let identity = try verify(value, now: now)
+        verified.insert(identity, for: digest)
+        return identity
+    }
+
+    private func verify(_ value: String, now: Double) throws(AuthError) -> VerifiedIdentity {
+        let unverified = try UnverifiedJWT(value, policy: policy)
         var claims: JWTClaims?
         for key in settings.keys {
             do {
@@ -112,4 +133,17 @@ public struct SessionCookieCodec: Sendable {
         )
         return VerifiedIdentity(user: user, method: .cookie, expiresAt: expiresAt)
     }
+}
+
+/// The LRU of verified cookies behind a lock (shared by every loop).
+final class VerifiedCookieCache: Sendable {
+    private let storage: Locked<LRUStorage<SHA256Digest, VerifiedIdentity>>
+
+    init(capacity: Int) {
+        storage = Locked(LRUStorage(capacity: capacity))
+    }
+
+    func identity(for digest: SHA256Digest) -> VerifiedIdentity? { storage.withLock { $0.value(for: digest) } }
+    func insert(_ identity: VerifiedIdentity, for digest: SHA256Digest) { storage.withLock { $0.insert(identity, for: digest) } }
+    func remove(_ digest: SHA256Digest) { storage.withLock { $0.remove(digest) } }
 }

@@ -9,12 +9,33 @@ public enum CommandLineTool: Sendable {
 
         commands:
           version                                   print the version
+          serve                                     run the gateway (configuration from the environment)
           dev                                       print a dev token and the dev setup (make run)
         \(TokenCommand.usage.indented)
         \(CookieCommand.usage.indented)
 
         exit codes: 0 ok/valid, 1 credential invalid, 2 usage or configuration error, 3 keys unavailable
         """
+
+    /// The process entry point: runs the command line and exits with its code.
+    ///
+    /// Long-running commands need SIGTERM/SIGINT/SIGHUP blocked in every thread so the main
+    /// thread can read them from a signalfd; that mask is set here, synchronously, before the
+    /// concurrency runtime starts any thread (threads inherit the mask of their creator).
+    public static func main() -> Never {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if ["serve", "dev"].contains(arguments.first ?? "") { ProcessSignals.blockHandledSignals() }
+        let environment = ProcessInfo.processInfo.environment
+        let result = Locked<Int32>(ExitCode.usage.rawValue)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let code = await run(arguments: arguments, environment: environment)
+            result.withLock { $0 = code }
+            done.signal()
+        }
+        done.wait()
+        exit(result.withLock { $0 })
+    }
 
     /// Runs the command in `arguments` (without the program name) and returns the exit code.
     public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
@@ -29,6 +50,8 @@ public enum CommandLineTool: Sendable {
                 code = try await TokenCommand.run(parsed, environment: environment)
             case "cookie":
                 code = try CookieCommand.run(parsed, environment: environment)
+            case "serve":
+                code = try ServeCommand.run(environment: environment)
             case "dev":
                 code = try DevCommand.run(environment: environment)
             case nil where parsed.has("help"), "help":

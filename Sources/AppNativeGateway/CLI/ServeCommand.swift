@@ -1,0 +1,43 @@
+import AppNativeCore
+import AppNativeProxy
+import Foundation
+import Glibc
+
+/// `serve`: runs the gateway until SIGTERM/SIGINT (graceful) — a second signal forces the exit.
+enum ServeCommand {
+    static func run(environment: [String: String]) throws -> ExitCode {
+        let configuration: GatewayConfiguration
+        do {
+            configuration = try GatewayConfiguration.fromEnvironment(environment)
+        } catch {
+            for problem in error.problems {
+                CommandOutput.printError("configuration: \(problem.variable): \(problem.message)")
+            }
+            return .usage
+        }
+        // Signals were blocked by `CommandLineTool.main` before any thread started.
+        let logger = Logger()
+        let gateway = try Gateway(configuration: configuration, logger: logger)
+        gateway.start()
+        // The one line that says the gateway serves, naming its addresses (tests wait for it).
+        // Written with write(2): stdio buffering must not hold it back when stdout is a pipe.
+        var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress) upstream=\(configuration.upstream.address)\n"
+        line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        while true {
+            let signal = ProcessSignals.wait()
+            if signal == SIGHUP {
+                logger.info("SIGHUP received; nothing to reload yet")
+                continue
+            }
+            logger.info("shutting down", ["signal": String(signal)])
+            // A second signal during the drain forces the exit.
+            Thread.detachNewThread {
+                _ = ProcessSignals.wait()
+                exit(1)
+            }
+            gateway.shutdown()
+            logger.info("stopped")
+            return .success
+        }
+    }
+}

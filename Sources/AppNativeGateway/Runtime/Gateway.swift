@@ -1,0 +1,73 @@
+public import AppNativeCore
+import AppNativeProxy
+public import AppNativeServer
+internal import CAppNativeLinux
+import Foundation
+import Glibc
+
+/// The running gateway: the public server, the admin server, and their lifecycle.
+public final class Gateway: Sendable {
+    public let configuration: GatewayConfiguration
+    private let server: HTTPServer
+    private let admin: HTTPServer
+    private let logger: Logger
+
+    public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
+        self.configuration = configuration
+        self.logger = logger
+        let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
+        server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
+            ProxyHandler(
+                loop: loop,
+                upstream: configuration.upstream,
+                trustedProxies: configuration.trustedProxies,
+                accessLog: accessLog,
+                logger: logger,
+                metrics: metrics
+            )
+        }
+        var adminConfiguration = ServerConfiguration(listenAddress: configuration.adminAddress, eventLoops: 1)
+        adminConfiguration.maxConnections = 256
+        admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { _ in
+            AdminHandler(metrics: metrics, isReady: { true })
+        }
+    }
+
+    public var listenAddress: SocketAddress { server.boundAddress }
+    public var adminAddress: SocketAddress { admin.boundAddress }
+
+    public func start() {
+        server.start()
+        admin.start()
+    }
+
+    /// Graceful stop: both servers drain until the grace period, then close.
+    public func shutdown() {
+        server.shutdown(gracePeriod: configuration.shutdownGracePeriod)
+        admin.shutdown(gracePeriod: .milliseconds(100))
+    }
+}
+
+/// Signals for the process: blocked in every thread (so loops never see them) and awaited on the
+/// main thread with a signalfd.
+public enum ProcessSignals: Sendable {
+    public static let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+
+    /// Blocks the handled signals (call before starting any thread) and ignores SIGPIPE.
+    public static func blockHandledSignals() {
+        signal(SIGPIPE, SIG_IGN)
+        _ = handled.withUnsafeBufferPointer { appnative_block_signals($0.baseAddress, Int32($0.count)) }
+    }
+
+    /// Waits for the next handled signal and returns it.
+    public static func wait() -> Int32 {
+        let fd = handled.withUnsafeBufferPointer { appnative_signalfd_create($0.baseAddress, Int32($0.count)) }
+        defer { close(fd) }
+        var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            _ = Glibc.poll(&poll, 1, -1)
+            let signal = appnative_signalfd_read(fd)
+            if signal > 0 { return signal }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+// The gateway's method allow-list (RFC 9110 §9.1: methods are case-sensitive tokens; a server
+// answers 501 to a method it does not implement).
+//
+// Excluded on purpose:
+// - CONNECT: a reverse proxy must not open tunnels to arbitrary authorities.
+// - TRACE: it echoes the request, including the identity fields the gateway injects, back to
+//   whoever can make the client send it (cross-site tracing).
+// - lower-case spellings: `get` is a different, unknown method; upper-casing it would forward
+//   something the client did not send.
+
+enum AllowedMethod {
+    static let names = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    /// The allow-listed method spelled by `bytes[0..<count]`, as a constant string (no
+    /// allocation), or nil.
+    @inline(__always)
+    static func match(_ bytes: UnsafePointer<UInt8>, count: Int) -> String? {
+        switch count {
+        case 3:
+            if equals(bytes, "GET") { return "GET" }
+            if equals(bytes, "PUT") { return "PUT" }
+        case 4:
+            if equals(bytes, "POST") { return "POST" }
+            if equals(bytes, "HEAD") { return "HEAD" }
+        case 5:
+            if equals(bytes, "PATCH") { return "PATCH" }
+        case 6:
+            if equals(bytes, "DELETE") { return "DELETE" }
+        case 7:
+            if equals(bytes, "OPTIONS") { return "OPTIONS" }
+        default:
+            break
+        }
+        return nil
+    }
+
+    @inline(__always)
+    private static func equals(_ bytes: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
+        let literalBytes = literal.utf8Start
+        for index in 0..<literal.utf8CodeUnitCount where bytes[index] != literalBytes[index] { return false }
+        return true
+    }
+}

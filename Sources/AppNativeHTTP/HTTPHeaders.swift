@@ -1,0 +1,388 @@
+/// An ordered list of field lines (RFC 9110 §5), as received or to be sent.
+///
+/// Names keep the case they were received or added with and compare ASCII-case-insensitively
+/// (RFC 9110 §5.1). Values are stored without surrounding whitespace. Duplicates are kept as
+/// separate fields in their original order; nothing is combined.
+///
+/// Strings are ISO-8859-1: each Unicode scalar U+0000–U+00FF stands for one byte, so obs-text
+/// bytes (0x80–0xFF) survive a parse and a serialisation unchanged.
+///
+/// The fields live as bytes in one buffer, exactly as they go on the wire: a parsed section is
+/// one copy, lookups compare bytes without allocating, and `Field` strings are only built when
+/// a field is read. Because the bytes are what will be sent, every insertion is checked:
+/// - a name must be a token (RFC 9110 §5.6.2); anything else is a programming error and stops
+///   the process (names come from code, configuration checked at start-up, or a parser);
+/// - a value has CR, LF, NUL and every other control except HTAB replaced by SP (RFC 9110 §5.5
+///   allows exactly this), and leading and trailing whitespace removed, so no value can end a
+///   line or inject a field. Scalars above U+00FF have no Latin-1 byte and are stored as their
+///   UTF-8 bytes, which are all obs-text.
+public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral,
+    CustomStringConvertible
+{
+    /// One field line.
+    public struct Field: Sendable, Hashable {
+        /// The field name, a token (RFC 9110 §5.1), in the case it was received or added with.
+        public var name: String
+        /// The field value without leading or trailing whitespace.
+        public var value: String
+
+        /// - Parameters:
+        ///   - name: a token.
+        ///   - value: the value.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Where one field's name and value sit in `bytes`.
+    struct Entry: Sendable {
+        var nameStart: UInt32
+        var nameEnd: UInt32
+        var valueStart: UInt32
+        var valueEnd: UInt32
+        /// Whether the value holds bytes ≥ 0x80, which need Latin-1 decoding.
+        var hasHighBytes: Bool
+    }
+
+    /// Names and values back to back; bytes of removed or replaced fields may stay behind.
+    private(set) var bytes: [UInt8]
+    private(set) var entries: [Entry]
+
+    /// An empty list.
+    public init() {
+        bytes = []
+        entries = []
+    }
+
+    /// The given fields in order.
+    public init(_ fields: [Field]) {
+        self.init()
+        for field in fields { add(name: field.name, value: field.value) }
+    }
+
+    /// Fields from `(name, value)` pairs in order; duplicate names are kept.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init()
+        for (name, value) in elements { add(name: name, value: value) }
+    }
+
+    /// The fields a scanner found in `head`: one copy of the bytes they span.
+    init(scanned head: UnsafePointer<UInt8>, _ fields: FieldList) {
+        var entries: [Entry] = []
+        guard let first = fields.first, let last = fields.last else {
+            self.bytes = []
+            self.entries = entries
+            return
+        }
+        let base = first.nameStart
+        entries.reserveCapacity(fields.count)
+        for field in fields {
+            entries.append(
+                Entry(
+                    nameStart: UInt32(truncatingIfNeeded: field.nameStart - base),
+                    nameEnd: UInt32(truncatingIfNeeded: field.nameEnd - base),
+                    valueStart: UInt32(truncatingIfNeeded: field.valueStart - base),
+                    valueEnd: UInt32(truncatingIfNeeded: field.valueEnd - base),
+                    hasHighBytes: field.hasHighBytes
+                )
+            )
+        }
+        self.bytes = Array(UnsafeBufferPointer(start: head + base, count: last.valueEnd - base))
+        self.entries = entries
+    }
+
+    // MARK: Collection
+
+    /// The position of the first field (0).
+    public var startIndex: Int { entries.startIndex }
+    /// One past the position of the last field.
+    public var endIndex: Int { entries.endIndex }
+
+    /// The field at `position`; its strings are built on each access.
+    public subscript(position: Int) -> Field {
+        let entry = entries[position]
+        return bytes.withUnsafeBufferPointer { storage in
+            Field(name: Self.name(storage, entry), value: Self.value(storage, entry))
+        }
+    }
+
+    // MARK: Lookup
+
+    /// The value of the first field named `name`, or nil.
+    public func first(_ name: String) -> String? {
+        withMatches(of: name) { storage, entry in
+            Self.value(storage, entry)
+        }.first
+    }
+
+    /// The values of every field named `name`, in order.
+    public func values(_ name: String) -> [String] {
+        withMatches(of: name, all: true) { storage, entry in Self.value(storage, entry) }
+    }
+
+    /// Whether a field named `name` is present.
+    public func contains(_ name: String) -> Bool {
+        firstIndex(of: name) != nil
+    }
+
+    /// How many fields are named `name`.
+    public func count(of name: String) -> Int {
+        withMatches(of: name, all: true) { _, _ in () }.count
+    }
+
+    /// The position of the first field named `name`.
+    public func firstIndex(of name: String) -> Int? {
+        Self.withBytes(of: name) { query in
+            bytes.withUnsafeBufferPointer { storage in
+                entries.firstIndex { Self.nameMatches(storage, $0, query) }
+            }
+        }
+    }
+
+    /// Whether any field named `name` lists `token` as one of its comma-separated elements,
+    /// compared case-insensitively (RFC 9110 §5.6.1 lists; used for Connection, RFC 9110 §7.6.1).
+    public func containsToken(_ token: String, inField name: String) -> Bool {
+        var found = false
+        _ = withMatches(of: name, all: true) { storage, entry in
+            if !found {
+                ListElements.forEach(in: Self.valueBytes(storage, entry)) { element in
+                    found = ListElements.equalsIgnoringCase(element, token)
+                    return !found
+                }
+            }
+        }
+        return found
+    }
+
+    // MARK: Mutation
+
+    /// Appends a field; existing fields with the same name stay.
+    /// - Parameters:
+    ///   - name: a token; anything else stops the process.
+    ///   - value: the value, normalised as the type documentation describes.
+    public mutating func add(name: String, value: String) {
+        entries.append(makeEntry(name: name, value: value))
+    }
+
+    /// Inserts a field at `index`.
+    public mutating func insert(name: String, value: String, at index: Int) {
+        entries.insert(makeEntry(name: name, value: value), at: index)
+    }
+
+    /// Sets the value of the first field named `name` and removes the others, or appends the
+    /// field when there is none.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        guard let index = firstIndex(of: name) else {
+            add(name: name, value: value)
+            return
+        }
+        let replacement = makeEntry(name: name, value: value)
+        entries[index].valueStart = replacement.valueStart
+        entries[index].valueEnd = replacement.valueEnd
+        entries[index].hasHighBytes = replacement.hasHighBytes
+        var position = 0
+        Self.withBytes(of: name) { query in
+            let storage = bytes
+            storage.withUnsafeBufferPointer { storage in
+                entries.removeAll { entry in
+                    defer { position += 1 }
+                    return position != index && Self.nameMatches(storage, entry, query)
+                }
+            }
+        }
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        Self.withBytes(of: name) { query in
+            removeEntries { storage, entry in Self.nameMatches(storage, entry, query) }
+        }
+    }
+
+    /// Removes every field for which `shouldRemove` is true.
+    public mutating func removeAll(where shouldRemove: (Field) throws -> Bool) rethrows {
+        let storage = bytes
+        try storage.withUnsafeBufferPointer { storage in
+            try entries.removeAll { entry in
+                try shouldRemove(Field(name: Self.name(storage, entry), value: Self.value(storage, entry)))
+            }
+        }
+    }
+
+    /// Reserves room for `count` fields.
+    public mutating func reserveCapacity(_ count: Int) {
+        entries.reserveCapacity(count)
+    }
+
+    /// One `Name: value` per line.
+    public var description: String {
+        map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    // MARK: Equality
+
+    /// Same fields in the same order, names compared exactly.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        guard lhs.entries.count == rhs.entries.count else { return false }
+        return lhs.bytes.withUnsafeBufferPointer { left in
+            rhs.bytes.withUnsafeBufferPointer { right in
+                zip(lhs.entries, rhs.entries).allSatisfy { a, b in
+                    nameBytes(left, a).elementsEqual(nameBytes(right, b))
+                        && valueBytes(left, a).elementsEqual(valueBytes(right, b))
+                }
+            }
+        }
+    }
+
+    /// Hashes what `==` compares: names and values in order.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entries.count)
+        bytes.withUnsafeBufferPointer { storage in
+            for entry in entries {
+                hasher.combine(bytes: UnsafeRawBufferPointer(Self.nameBytes(storage, entry)))
+                hasher.combine(0x3A as UInt8)
+                hasher.combine(bytes: UnsafeRawBufferPointer(Self.valueBytes(storage, entry)))
+            }
+        }
+    }
+
+    // MARK: Names
+
+    /// Whether two field names are equal ignoring ASCII case (RFC 9110 §5.1). Does not allocate.
+    public static func nameEquals(_ lhs: String, _ rhs: String) -> Bool {
+        // utf8.count is O(1) for native strings and settles most mismatches.
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        return withBytes(of: lhs) { left in withBytes(of: rhs) { right in equalsIgnoringCase(left, right) } }
+    }
+
+    // MARK: Module internals
+
+    /// The fields for which `keep` returns true; the byte buffer is shared, not copied.
+    func filtered(_ keep: (UnsafeBufferPointer<UInt8>, Entry) -> Bool) -> HTTPHeaders {
+        var result = self
+        result.entries = []
+        result.entries.reserveCapacity(entries.count + 2)
+        bytes.withUnsafeBufferPointer { storage in
+            for entry in entries where keep(storage, entry) { result.entries.append(entry) }
+        }
+        return result
+    }
+
+    /// Moves the field at `index` to the front.
+    mutating func moveToFront(_ index: Int) {
+        guard index > 0 else { return }
+        let entry = entries.remove(at: index)
+        entries.insert(entry, at: 0)
+    }
+
+    /// Appends every field as `name: value CRLF` (no final CRLF).
+    func appendWire(to buffer: inout [UInt8]) {
+        buffer.reserveCapacity(buffer.count + bytes.count + entries.count * 4 + 2)
+        bytes.withUnsafeBufferPointer { storage in
+            for entry in entries {
+                buffer.append(contentsOf: Self.nameBytes(storage, entry))
+                buffer.append(ASCII.colon)
+                buffer.append(ASCII.sp)
+                buffer.append(contentsOf: Self.valueBytes(storage, entry))
+                buffer.append(ASCII.cr)
+                buffer.append(ASCII.lf)
+            }
+        }
+    }
+
+    static func nameBytes(_ storage: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: storage[Int(entry.nameStart)..<Int(entry.nameEnd)])
+    }
+
+    static func valueBytes(_ storage: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: storage[Int(entry.valueStart)..<Int(entry.valueEnd)])
+    }
+
+    /// Calls `body` with the UTF-8 bytes of `text` without copying native strings.
+    static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    static func equalsIgnoringCase(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count where lhs[index] != rhs[index] {
+            if ByteClass.lowercased(lhs[index]) != ByteClass.lowercased(rhs[index]) { return false }
+        }
+        return true
+    }
+
+    // MARK: Private
+
+    private static func name(_ storage: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> String {
+        String(decoding: nameBytes(storage, entry), as: UTF8.self)
+    }
+
+    private static func value(_ storage: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> String {
+        Latin1.string(valueBytes(storage, entry), containsHighBytes: entry.hasHighBytes)
+    }
+
+    private static func nameMatches(
+        _ storage: UnsafeBufferPointer<UInt8>,
+        _ entry: Entry,
+        _ query: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        Int(entry.nameEnd - entry.nameStart) == query.count && equalsIgnoringCase(nameBytes(storage, entry), query)
+    }
+
+    /// `transform` applied to the first (or every) field named `name`.
+    private func withMatches<Result>(
+        of name: String,
+        all: Bool = false,
+        _ transform: (UnsafeBufferPointer<UInt8>, Entry) -> Result
+    ) -> [Result] {
+        Self.withBytes(of: name) { query in
+            bytes.withUnsafeBufferPointer { storage in
+                var results: [Result] = []
+                for entry in entries where Self.nameMatches(storage, entry, query) {
+                    results.append(transform(storage, entry))
+                    if !all { break }
+                }
+                return results
+            }
+        }
+    }
+
+    private mutating func removeEntries(_ shouldRemove: (UnsafeBufferPointer<UInt8>, Entry) -> Bool) {
+        // A second reference to the buffer (not a copy) so the entries can change meanwhile.
+        let storage = bytes
+        storage.withUnsafeBufferPointer { storage in
+            entries.removeAll { shouldRemove(storage, $0) }
+        }
+    }
+
+    /// Appends the name and the normalised value to `bytes` and describes them.
+    private mutating func makeEntry(name: String, value: String) -> Entry {
+        let nameStart = bytes.count
+        Self.withBytes(of: name) { name in
+            precondition(!name.isEmpty && name.allSatisfy(ByteClass.isTchar), "HTTP field name must be a token")
+            bytes.append(contentsOf: name)
+        }
+        let valueStart = bytes.count
+        Latin1.append(value, to: &bytes)
+        var high: UInt8 = 0
+        for index in valueStart..<bytes.count {
+            let byte = bytes[index]
+            high |= byte
+            if !ByteClass.isFieldVchar(byte) && byte != ASCII.htab { bytes[index] = ASCII.sp }
+        }
+        var first = valueStart
+        var end = bytes.count
+        while first < end && ByteClass.isWhitespace(bytes[first]) { first += 1 }
+        while end > first && ByteClass.isWhitespace(bytes[end - 1]) { end -= 1 }
+        precondition(bytes.count <= Int(UInt32.max), "HTTP field section larger than 4 GiB")
+        return Entry(
+            nameStart: UInt32(truncatingIfNeeded: nameStart),
+            nameEnd: UInt32(truncatingIfNeeded: valueStart),
+            valueStart: UInt32(truncatingIfNeeded: first),
+            valueEnd: UInt32(truncatingIfNeeded: end),
+            hasHighBytes: high >= 0x80
+        )
+    }
+}

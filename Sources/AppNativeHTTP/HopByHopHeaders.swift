@@ -1,0 +1,116 @@
+/// The connection-specific fields a proxy must not forward (RFC 9110 §7.6.1).
+///
+/// Removed: Connection and every field it names, Keep-Alive, Proxy-Connection, TE, Trailer,
+/// Transfer-Encoding, Upgrade, and every `Proxy-*` field (Proxy-Authenticate and
+/// Proxy-Authorization are meant for this hop only, RFC 9110 §11.7). Fields the gateway adds
+/// itself must be added after this removal, so a client cannot name them in Connection to have
+/// them stripped downstream.
+public enum HopByHopHeaders: Sendable {
+    /// The fixed hop-by-hop names, lower case; `Proxy-*` fields are matched by prefix.
+    public static let names: [String] = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+    ]
+
+    /// Whether `name` is hop-by-hop on its own, without being named in Connection.
+    /// - Parameter name: a field name, any case.
+    public static func isHopByHop(_ name: String) -> Bool {
+        HTTPHeaders.withBytes(of: name) { isHopByHop($0) }
+    }
+
+    /// Removes the hop-by-hop fields and every field named in a Connection field.
+    ///
+    /// - Parameters:
+    ///   - headers: the fields to clean.
+    ///   - keepingWebSocketUpgrade: keep `Upgrade` when it is exactly `websocket` and Connection
+    ///     lists `upgrade` (RFC 6455 §4.1), and write `Connection: upgrade` back. Any other
+    ///     upgrade, such as `h2c`, is removed: forwarding it would hand the client a raw tunnel
+    ///     to the upstream that bypasses per-request checks.
+    /// - Returns: whether a WebSocket upgrade was kept.
+    @discardableResult
+    public static func remove(from headers: inout HTTPHeaders, keepingWebSocketUpgrade: Bool = false) -> Bool {
+        let (kept, keptUpgrade) = filter(headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade) { _, _ in .applyRules }
+        headers = kept
+        return keptUpgrade
+    }
+
+    /// What a caller of `filter` decides about one field before the hop-by-hop rules apply.
+    enum Decision {
+        case keep, remove, applyRules
+    }
+
+    /// `headers` without hop-by-hop fields and without fields Connection names, except where
+    /// `decide` says otherwise; `Connection: upgrade` is appended when a WebSocket upgrade is
+    /// kept. One pass; the byte buffer is shared, not copied.
+    static func filter(
+        _ headers: HTTPHeaders,
+        keepingWebSocketUpgrade: Bool,
+        decide: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Decision
+    ) -> (HTTPHeaders, keptUpgrade: Bool) {
+        let keepsUpgrade =
+            keepingWebSocketUpgrade
+            && headers.containsToken("upgrade", inField: "Connection")
+            && headers.count(of: "Upgrade") == 1
+            && isWebSocket(headers.first("Upgrade") ?? "")
+        let connections = headers.bytes.withUnsafeBufferPointer { storage in
+            headers.entries.filter { isConnection(HTTPHeaders.nameBytes(storage, $0)) }
+        }
+        var result = headers.filtered { storage, entry in
+            let name = HTTPHeaders.nameBytes(storage, entry)
+            switch decide(name, HTTPHeaders.valueBytes(storage, entry)) {
+            case .keep: return true
+            case .remove: return false
+            case .applyRules: break
+            }
+            if keepsUpgrade && equalsLowercase(name, "upgrade") { return true }
+            if isHopByHop(name) { return false }
+            for connection in connections {
+                var isNamed = false
+                ListElements.forEach(in: HTTPHeaders.valueBytes(storage, connection)) { element in
+                    isNamed = HTTPHeaders.equalsIgnoringCase(element, name)
+                    return !isNamed
+                }
+                if isNamed { return false }
+            }
+            return true
+        }
+        if keepsUpgrade { result.add(name: "Connection", value: "upgrade") }
+        return (result, keepsUpgrade)
+    }
+
+    /// The RFC 9110 §7.6.1 names and the `proxy-` prefix, by length first.
+    static func isHopByHop(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if name.count >= 6 && equalsLowercase(UnsafeBufferPointer(rebasing: name[0..<6]), "proxy-") { return true }
+        switch name.count {
+        case 2: return equalsLowercase(name, "te")
+        case 7: return equalsLowercase(name, "trailer") || equalsLowercase(name, "upgrade")
+        case 10: return equalsLowercase(name, "connection") || equalsLowercase(name, "keep-alive")
+        case 17: return equalsLowercase(name, "transfer-encoding")
+        default: return false
+        }
+    }
+
+    private static func isConnection(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        name.count == 10 && equalsLowercase(name, "connection")
+    }
+
+    /// `bytes` equals the lower-case ASCII `literal`, ignoring case.
+    static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        for index in 0..<bytes.count where ByteClass.lowercased(bytes[index]) != literal.utf8Start[index] {
+            return false
+        }
+        return true
+    }
+
+    /// Whether an Upgrade value is the single protocol `websocket`.
+    private static func isWebSocket(_ value: String) -> Bool {
+        var count = 0
+        var isWebSocket = false
+        ListElements.forEach(in: value) { element in
+            count += 1
+            isWebSocket = ListElements.equalsIgnoringCase(element, "websocket")
+            return true
+        }
+        return count == 1 && isWebSocket
+    }
+}

@@ -1,0 +1,251 @@
+import AppNativeCore
+import AppNativeHTTP
+import AppNativeServer
+
+/// Relays one client exchange to the upstream and the response back, streaming both ways with
+/// backpressure. Loop-owned.
+final class ProxyExchange: UpstreamConnectionDelegate {
+    private let exchange: HTTPExchange
+    private let pool: UpstreamPool
+    private unowned let handler: ProxyHandler
+    private let upstreamHead: HTTPRequestHead
+    private let sendsChunked: Bool
+    private var upstream: UpstreamConnection?
+    private var timer: UInt64?
+    private var attempts = 0
+    private var hasSentBody = false
+    private var isRequestBodyDone = false
+    private var isResponseDone = false
+    private var isFinished = false
+    private var tunnel: Tunnel?
+    let requestID: String
+    private(set) var upstreamStartedAt: UInt64 = 0
+    private(set) var upstreamDuration: UInt64 = 0
+
+    init(exchange: HTTPExchange, pool: UpstreamPool, handler: ProxyHandler, upstreamHead: HTTPRequestHead, requestID: String) {
+        self.exchange = exchange
+        self.pool = pool
+        self.handler = handler
+        self.upstreamHead = upstreamHead
+        self.requestID = requestID
+        if case .chunked = exchange.framing { sendsChunked = true } else { sendsChunked = false }
+        isRequestBodyDone = !exchange.hasRequestBody
+    }
+
+    func start() {
+        exchange.onAbort = { [weak self] in self?.clientGone() }
+        upstreamStartedAt = exchange.loop.nowNanoseconds
+        connectAndSend()
+    }
+
+    private func connectAndSend() {
+        attempts += 1
+        let connection: UpstreamConnection
+        if let idle = pool.takeIdle() {
+            connection = idle
+            connection.begin(method: upstreamHead.method, delegate: self)
+            upstream = connection
+            sendHead()
+        } else {
+            do {
+                connection = try pool.connect()
+            } catch {
+                handler.count(.connectFailed)
+                respondError(502, "Upstream unavailable")
+                return
+            }
+            connection.begin(method: upstreamHead.method, delegate: self)
+            upstream = connection
+            arm(pool.configuration.connectTimeout, phase: .connect)
+            // The head is queued now and flushed once the connection is established.
+            sendHead()
+        }
+    }
+
+    private func sendHead() {
+        guard let upstream else { return }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(512)
+        HTTPSerializer.appendRequestHead(upstreamHead, to: &bytes)
+        upstream.write(bytes)
+        if upstream.isConnected { arm(pool.configuration.responseTimeout, phase: .response) }
+        if exchange.hasRequestBody && !hasSentBody { startBody() }
+    }
+
+    private func startBody() {
+        hasSentBody = true
+        exchange.onBodyChunk = { [weak self] chunk in self?.forwardBody(chunk) }
+        exchange.onBodyEnd = { [weak self] trailers in self?.bodyEnded(trailers) }
+        exchange.onWritable = { [weak self] in self?.upstream?.resumeReading() }
+        exchange.readBody()
+    }
+
+    private func forwardBody(_ chunk: UnsafeRawBufferPointer) {
+        guard let upstream else { return }
+        if sendsChunked { upstream.writeChunk(chunk) } else { upstream.write(chunk) }
+        if !upstream.isBelowWatermark { exchange.pauseBody() }
+    }
+
+    private func bodyEnded(_ trailers: HTTPHeaders?) {
+        isRequestBodyDone = true
+        if sendsChunked { upstream?.writeLastChunk(trailers: trailers) }
+        maybeRelease()
+    }
+
+    // MARK: Upstream events
+
+    func upstreamConnected(_ connection: UpstreamConnection) {
+        arm(pool.configuration.responseTimeout, phase: .response)
+    }
+
+    func upstreamWritable(_ connection: UpstreamConnection) {
+        exchange.resumeBody()
+        tunnel?.resume()
+    }
+
+    func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: UnsafeRawBufferPointer) {
+        switch event {
+        case .head(var head, _):
+            if (100..<200).contains(head.status) && head.status != 101 {
+                // 100 Continue is ours to send (we read the body for the upstream); drop others too.
+                return
+            }
+            disarm()
+            upstreamDuration = exchange.loop.nowNanoseconds - upstreamStartedAt
+            let isUpgrade = head.status == 101
+            _ = HopByHopHeaders.remove(from: &head.headers, keepingWebSocketUpgrade: isUpgrade)
+            if isUpgrade {
+                head.headers.replaceOrAdd(name: "Connection", value: "Upgrade")
+            }
+            head.version = .http1_1
+            exchange.onWritable = { [weak self] in self?.upstream?.resumeReading() }
+            exchange.sendHead(head)
+            if isUpgrade { startTunnel(connection) }
+        case .body(let range):
+            exchange.sendBody(UnsafeRawBufferPointer(rebasing: buffer[range]))
+            if !exchange.isWritable { connection.pauseReading() }
+        case .end(let trailers):
+            isResponseDone = true
+            exchange.finish(trailers: trailers)
+            maybeRelease()
+        }
+    }
+
+    func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: UnsafeRawBufferPointer) {
+        guard let tunnel else { return }
+        tunnel.send(bytes)
+        if !tunnel.isWritable { connection.pauseReading() }
+    }
+
+    func upstream(_ connection: UpstreamConnection, failed failure: UpstreamFailure) {
+        disarm()
+        upstream = nil
+        if let tunnel {
+            tunnel.close()
+            self.tunnel = nil
+            return
+        }
+        switch failure {
+        case .closedBeforeResponse where connection.wasReused && attempts == 1 && isRetriable:
+            // A pooled connection the upstream had already closed: nothing reached it, retry once.
+            handler.count(.retried)
+            connectAndSend()
+        case .connectFailed, .closedBeforeResponse:
+            handler.count(.connectFailed)
+            respondError(502, "Upstream unavailable")
+        case .invalidResponse:
+            handler.count(.invalidResponse)
+            respondError(502, "Upstream sent an invalid response")
+        case .closedMidResponse:
+            handler.count(.resetMidResponse)
+            respondError(502, "Upstream closed the connection")
+        }
+    }
+
+    /// Idempotent and no body byte was forwarded: retrying cannot repeat a side effect.
+    private var isRetriable: Bool {
+        ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"].contains(upstreamHead.method) && !exchange.hasRequestBody
+    }
+
+    // MARK: Tunnel
+
+    private func startTunnel(_ connection: UpstreamConnection) {
+        connection.startTunnel()
+        // The client connection holds these closures for the tunnel's life; they keep this
+        // exchange (the upstream connection's delegate) alive until either side closes.
+        tunnel = exchange.startTunnel(
+            onData: { [self, weak connection] bytes in
+                guard let connection else { return }
+                connection.write(bytes)
+                if !connection.isBelowWatermark { self.tunnel?.pause() }
+            },
+            onClose: { [self, weak connection] in
+                connection?.close()
+                self.tunnel = nil
+            }
+        )
+        tunnel?.onWritable = { [weak connection] in connection?.resumeReading() }
+    }
+
+    // MARK: Timers
+
+    private enum Phase { case connect, response }
+
+    private func arm(_ timeout: Duration, phase: Phase) {
+        disarm()
+        timer = exchange.loop.schedule(after: timeout) { [weak self] in
+            guard let self else { return }
+            self.timer = nil
+            self.timedOut(phase)
+        }
+    }
+
+    private func disarm() {
+        if let timer { exchange.loop.cancelTimer(timer) }
+        timer = nil
+    }
+
+    private func timedOut(_ phase: Phase) {
+        let connection = upstream
+        upstream = nil
+        connection?.release(reusable: false)
+        switch phase {
+        case .connect:
+            handler.count(.connectTimeout)
+            respondError(502, "Upstream unavailable")
+        case .response:
+            handler.count(.responseTimeout)
+            respondError(504, "Upstream timed out")
+        }
+    }
+
+    // MARK: Ending
+
+    private func respondError(_ status: Int, _ detail: String) {
+        guard !isFinished else { return }
+        isFinished = true
+        if exchange.hasResponseStartedPublic {
+            exchange.abortConnection()
+        } else {
+            exchange.respondJSONError(status: status, detail: detail)
+        }
+        handler.logUpstreamError(status: status, detail: detail, requestID: requestID)
+    }
+
+    private func maybeRelease() {
+        guard isResponseDone, isRequestBodyDone, !isFinished else { return }
+        isFinished = true
+        let connection = upstream
+        upstream = nil
+        connection?.release(reusable: true)
+    }
+
+    private func clientGone() {
+        disarm()
+        isFinished = true
+        let connection = upstream
+        upstream = nil
+        connection?.release(reusable: false)
+        tunnel = nil
+    }
+}

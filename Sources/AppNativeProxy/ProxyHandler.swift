@@ -1,0 +1,95 @@
+public import AppNativeCore
+public import AppNativeHTTP
+public import AppNativeServer
+
+/// The reverse proxy on one event loop: every exchange goes to the upstream through this loop's
+/// pool. Later layers (authentication, native routes) wrap it and call `forward(_:extraHeaders:)`.
+public final class ProxyHandler: HTTPExchangeHandler {
+    public let pool: UpstreamPool
+    private let trustedProxies: TrustedProxies
+    private let logger: Logger
+    private let accessLog: AccessLog
+    private let errors: [ErrorCause: Counter]
+    private var active: [ObjectIdentifier: ProxyExchange] = [:]
+
+    enum ErrorCause: String, CaseIterable {
+        case connectFailed = "upstream_connect"
+        case connectTimeout = "upstream_connect_timeout"
+        case responseTimeout = "upstream_timeout"
+        case invalidResponse = "upstream_invalid_response"
+        case resetMidResponse = "upstream_reset"
+        case retried = "upstream_retry"
+    }
+
+    public init(
+        loop: EventLoop,
+        upstream: UpstreamConfiguration,
+        trustedProxies: TrustedProxies,
+        accessLog: AccessLog,
+        logger: Logger,
+        metrics: MetricsRegistry
+    ) {
+        pool = UpstreamPool(loop: loop, configuration: upstream, metrics: metrics)
+        self.trustedProxies = trustedProxies
+        self.accessLog = accessLog
+        self.logger = logger
+        var errors = [ErrorCause: Counter]()
+        for cause in ErrorCause.allCases {
+            errors[cause] = metrics.counter("http.errors", labels: ["cause": cause.rawValue], help: "Errors by cause")
+        }
+        self.errors = errors
+    }
+
+    public func serve(_ exchange: HTTPExchange) {
+        forward(exchange, extraHeaders: HTTPHeaders())
+    }
+
+    /// Sends `exchange` upstream with `extraHeaders` added after the forwarding headers.
+    public func forward(_ exchange: HTTPExchange, extraHeaders: HTTPHeaders) {
+        let request = exchange.request
+        let requestID = RequestID.resolve(from: request.headers)
+        let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
+        var head = request.forwardingHead(
+            framing: exchange.framing,
+            fallbackHost: pool.configuration.hostHeader,
+            keepingWebSocketUpgrade: isWebSocket
+        )
+        if !pool.configuration.pathPrefix.isEmpty { head.target = pool.configuration.pathPrefix + head.target }
+        // We answer `Expect: 100-continue` ourselves when we start reading the body.
+        head.headers.remove("Expect")
+        // httpoxy: a `Proxy` request header becomes HTTP_PROXY in CGI-style upstreams.
+        head.headers.remove("Proxy")
+        ForwardingHeaders.apply(
+            to: &head.headers,
+            original: request.headers,
+            peer: exchange.peer,
+            isSecure: exchange.isSecure,
+            trusted: trustedProxies
+        )
+        head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
+        for field in extraHeaders { head.headers.add(name: field.name, value: field.value) }
+        let proxy = ProxyExchange(exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID)
+        active[ObjectIdentifier(exchange)] = proxy
+        proxy.start()
+    }
+
+    public func exchangeDidEnd(_ exchange: HTTPExchange) {
+        let proxy = active.removeValue(forKey: ObjectIdentifier(exchange))
+        accessLog.record(
+            exchange,
+            requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers),
+            upstreamNanoseconds: proxy?.upstreamDuration
+        )
+    }
+
+    func count(_ cause: ErrorCause) {
+        errors[cause]?.increment()
+    }
+
+    func logUpstreamError(status: Int, detail: String, requestID: String) {
+        logger.warning("upstream error", ["request.id": requestID, "http.status": String(status), "error": detail])
+    }
+}
+
+@available(*, unavailable, message: "loop-owned")
+extension ProxyHandler: Sendable {}

@@ -1,0 +1,105 @@
+public import AppNativeCore
+public import AppNativeServer
+internal import CAppNativeLinux
+import Glibc
+
+/// Keep-alive connections to the upstream, one pool per event loop (loop-owned, no locks).
+public final class UpstreamPool {
+    let loop: EventLoop
+    let configuration: UpstreamConfiguration
+    /// Receive buffer shared by this loop's upstream connections.
+    var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Idle connections, most recently used last (LIFO keeps the warmest one).
+    private var idle: [UpstreamConnection] = []
+    private(set) var openCount = 0
+    private let metrics: PoolMetrics
+
+    struct PoolMetrics: Sendable {
+        let open: Gauge
+        let idle: Gauge
+        let connects: Counter
+        let reuses: Counter
+    }
+
+    public init(loop: EventLoop, configuration: UpstreamConfiguration, metrics: MetricsRegistry) {
+        self.loop = loop
+        self.configuration = configuration
+        let labels = ["loop": String(loop.index)]
+        self.metrics = PoolMetrics(
+            open: metrics.gauge("upstream.pool.open", labels: labels, help: "Open upstream connections per loop"),
+            idle: metrics.gauge("upstream.pool.idle", labels: labels, help: "Idle pooled upstream connections per loop"),
+            connects: metrics.counter("upstream.connects", help: "New upstream connections"),
+            reuses: metrics.counter("upstream.reuses", help: "Exchanges served on a pooled connection")
+        )
+        scheduleIdleSweep()
+    }
+
+    /// An idle pooled connection, if any (already connected).
+    func takeIdle() -> UpstreamConnection? {
+        while let connection = idle.popLast() {
+            metrics.idle.add(-1)
+            if !connection.isClosed {
+                metrics.reuses.increment()
+                return connection
+            }
+        }
+        return nil
+    }
+
+    /// Starts a new non-blocking connection; the delegate hears `upstreamConnected` or a failure.
+    func connect() throws(SystemCallError) -> UpstreamConnection {
+        let address = configuration.address
+        let fd = appnative_socket_stream(address.family == .inet4 ? AF_INET : AF_INET6)
+        if fd < 0 { throw SystemCallError(call: "socket", errno: appnative_errno()) }
+        _ = appnative_set_nodelay(fd)
+        let result = address.connect(fd)
+        if result < 0 && appnative_errno() != appnative_einprogress {
+            let code = appnative_errno()
+            Glibc.close(fd)
+            throw SystemCallError(call: "connect", errno: code)
+        }
+        let connection = UpstreamConnection(fd: fd, pool: self)
+        do {
+            try loop.register(fd, events: [.readable, .writable, .peerClosed], handler: connection)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        openCount += 1
+        metrics.open.add(1)
+        metrics.connects.increment()
+        return connection
+    }
+
+    func giveBack(_ connection: UpstreamConnection) {
+        guard idle.count < configuration.maxIdleConnectionsPerLoop else {
+            connection.close()
+            return
+        }
+        connection.idleSince = loop.nowNanoseconds
+        idle.append(connection)
+        metrics.idle.add(1)
+    }
+
+    func connectionClosed(_ connection: UpstreamConnection) {
+        openCount -= 1
+        metrics.open.add(-1)
+        if let index = idle.firstIndex(where: { $0 === connection }) {
+            idle.remove(at: index)
+            metrics.idle.add(-1)
+        }
+    }
+
+    private func scheduleIdleSweep() {
+        loop.schedule(after: .seconds(1)) { [weak self] in
+            guard let self else { return }
+            let limit = UInt64(max(0, self.configuration.idleTimeout.components.seconds)) * 1_000_000_000
+            let now = self.loop.nowNanoseconds
+            for connection in self.idle where now - connection.idleSince > limit { connection.close() }
+            self.scheduleIdleSweep()
+        }
+    }
+}
+
+@available(*, unavailable, message: "loop-owned")
+extension UpstreamPool: Sendable {}

@@ -1,0 +1,301 @@
+public import AppNativeHTTP
+
+/// One request and its response on a server connection. Loop-owned: every call happens on the
+/// connection's event loop.
+///
+/// The request body is delivered only after `readBody()` (so a handler that answers early, like
+/// a 401, never makes the client send it, and `Expect: 100-continue` is honoured), and can be
+/// paused for backpressure. The response is streamed: `sendHead`, any number of `sendBody`, then
+/// `finish`; `isWritable` and `onWritable` carry the client's backpressure to the producer.
+public final class HTTPExchange {
+    // Loop-owned (see the type's documentation): deliberately not Sendable.
+    public let request: HTTPRequestHead
+    public let framing: HTTPBodyFraming
+    public let peer: SocketAddress?
+    public let loop: EventLoop
+    /// Whether the connection is TLS (for `X-Forwarded-Proto`).
+    public let isSecure: Bool
+    /// Monotonic nanoseconds when the head was complete.
+    public let startedAt: UInt64
+
+    /// Called with each piece of the request body (valid only during the call).
+    public var onBodyChunk: ((UnsafeRawBufferPointer) -> Void)?
+    /// Called once the request body is complete, with its trailers.
+    public var onBodyEnd: ((HTTPHeaders?) -> Void)?
+    /// Called when queued response bytes drained below the low watermark.
+    public var onWritable: (() -> Void)?
+    /// Called if the exchange dies before `finish` (client gone, timeout, framing error).
+    public var onAbort: (() -> Void)?
+
+    weak var connection: ServerConnection?
+    private(set) var isBodyRequested = false
+    private(set) var isBodyPaused = false
+    private(set) var isRequestComplete = false
+    private(set) var responseState = ResponseState.notStarted
+    var responseFraming = ResponseFraming.none
+    private(set) var isAborted = false
+    /// Status sent, for the access log.
+    public private(set) var responseStatus = 0
+    /// Response body bytes sent, for the access log.
+    public private(set) var responseBodyBytes = 0
+
+    enum ResponseState { case notStarted, streaming, finished }
+
+    enum ResponseFraming {
+        case none
+        case fixed(remaining: Int)
+        case chunked
+        case untilClose
+    }
+
+    init(request: HTTPRequestHead, framing: HTTPBodyFraming, peer: SocketAddress?, isSecure: Bool,
+         loop: EventLoop, connection: ServerConnection) {
+        self.request = request
+        self.framing = framing
+        self.peer = peer
+        self.isSecure = isSecure
+        self.loop = loop
+        self.connection = connection
+        startedAt = loop.nowNanoseconds
+        if case .none = framing { isRequestComplete = true }
+        if case .contentLength(0) = framing { isRequestComplete = true }
+    }
+
+    /// Whether the request carries a body at all.
+    public var hasRequestBody: Bool {
+        switch framing {
+        case .none, .contentLength(0): false
+        default: true
+        }
+    }
+
+    /// Starts delivering the request body (sends `100 Continue` when the client waits for it).
+    public func readBody() {
+        guard !isBodyRequested else { return }
+        isBodyRequested = true
+        connection?.bodyRequested(by: self)
+    }
+
+    /// Stops reading the request body until `resumeBody()` (upstream backpressure).
+    public func pauseBody() { isBodyPaused = true }
+
+    public func resumeBody() {
+        guard isBodyPaused else { return }
+        isBodyPaused = false
+        connection?.bodyResumed(by: self)
+    }
+
+    /// Whether more response bytes may be queued now.
+    public var isWritable: Bool { connection?.isBelowHighWatermark ?? false }
+
+    /// Sends the response head. Framing follows from it: `Content-Length` → fixed; otherwise
+    /// chunked for HTTP/1.1 clients and close-delimited for HTTP/1.0; none for HEAD, 1xx, 204, 304.
+    /// A 1xx head (other than 101) can be followed by the final head.
+    public func sendHead(_ head: HTTPResponseHead) {
+        guard !isAborted, responseState == .notStarted, let connection else { return }
+        var head = head
+        if (100..<200).contains(head.status) && head.status != 101 {
+            connection.writeHead(head)
+            return
+        }
+        responseStatus = head.status
+        responseState = .streaming
+        let hasNoBody = request.method == "HEAD" || head.status == 204 || head.status == 304 || head.status == 101
+        if hasNoBody {
+            responseFraming = .none
+            if request.method != "HEAD" && head.status != 101 { head.headers.remove("Content-Length") }
+        } else if let length = head.headers.first("Content-Length").flatMap(Int.init) {
+            head.headers.remove("Transfer-Encoding")
+            responseFraming = .fixed(remaining: length)
+        } else if request.version == .http1_1 || request.version.minor >= 1 {
+            head.headers.remove("Content-Length")
+            head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            responseFraming = .chunked
+        } else {
+            responseFraming = .untilClose
+            connection.closeAfterResponse = true
+        }
+        connection.prepareConnectionHeader(&head, exchange: self)
+        connection.writeHead(head)
+    }
+
+    /// Sends a piece of the response body.
+    public func sendBody(_ bytes: UnsafeRawBufferPointer) {
+        guard !isAborted, responseState == .streaming, !bytes.isEmpty, let connection else { return }
+        switch responseFraming {
+        case .none:
+            return
+        case .fixed(let remaining):
+            let count = min(remaining, bytes.count)
+            responseFraming = .fixed(remaining: remaining - count)
+            responseBodyBytes += count
+            connection.write(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+        case .chunked:
+            responseBodyBytes += bytes.count
+            connection.writeChunk(bytes)
+        case .untilClose:
+            responseBodyBytes += bytes.count
+            connection.write(bytes)
+        }
+    }
+
+    public func sendBody(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { sendBody($0) }
+    }
+
+    /// Ends the response. A fixed-length response that is short is closed, never padded.
+    public func finish(trailers: HTTPHeaders? = nil) {
+        guard !isAborted, responseState == .streaming, let connection else { return }
+        responseState = .finished
+        switch responseFraming {
+        case .chunked: connection.writeLastChunk(trailers: trailers)
+        case .fixed(let remaining) where remaining > 0: connection.closeAfterResponse = true
+        case .untilClose: connection.closeAfterResponse = true
+        default: break
+        }
+        connection.exchangeFinished(self)
+    }
+
+    /// Answers with a complete response in one call.
+    public func respond(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        var head = HTTPResponseHead(status: status, reason: HTTPStatus.reason(status), headers: headers)
+        head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        sendHead(head)
+        sendBody(body)
+        finish()
+    }
+
+    /// Answers with `{"detail": message}` (the contract's error shape).
+    public func respondJSONError(status: Int, detail: String, headers: HTTPHeaders = HTTPHeaders()) {
+        var headers = headers
+        headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        respond(status: status, headers: headers, body: Array(JSONErrorBody.detail(detail).utf8))
+    }
+
+    /// Switches the connection to a raw byte tunnel after a `101` was sent (WebSocket).
+    /// Bytes the client sends go to `onData`; `send` writes to the client; `close` ends it.
+    public func startTunnel(onData: @escaping (UnsafeRawBufferPointer) -> Void, onClose: @escaping () -> Void) -> Tunnel? {
+        guard let connection, responseStatus == 101 else { return nil }
+        responseState = .finished
+        return connection.startTunnel(for: self, onData: onData, onClose: onClose)
+    }
+
+    /// Closes the client connection abruptly (the upstream failed mid-response).
+    public func abortConnection() {
+        connection?.close()
+    }
+
+    func bodyChunk(_ bytes: UnsafeRawBufferPointer) { onBodyChunk?(bytes) }
+
+    func bodyEnded(_ trailers: HTTPHeaders?) {
+        isRequestComplete = true
+        onBodyEnd?(trailers)
+    }
+
+    func abort() {
+        guard !isAborted, responseState != .finished else { return }
+        isAborted = true
+        let callback = onAbort
+        clearCallbacks()
+        callback?()
+    }
+
+    func clearCallbacks() {
+        onBodyChunk = nil
+        onBodyEnd = nil
+        onWritable = nil
+        onAbort = nil
+    }
+
+    /// Whether the response head was sent (an error can then only close the connection).
+    public var hasResponseStartedPublic: Bool { responseState != .notStarted }
+
+    var isResponseFinished: Bool { responseState == .finished }
+    var hasResponseStarted: Bool { responseState != .notStarted }
+}
+
+/// A raw bidirectional byte stream to the client after a protocol switch.
+public final class Tunnel {
+    weak var connection: ServerConnection?
+
+    init(connection: ServerConnection) { self.connection = connection }
+
+    public func send(_ bytes: UnsafeRawBufferPointer) { connection?.write(bytes) }
+    public var isWritable: Bool { connection?.isBelowHighWatermark ?? false }
+    /// Stops reading from the client until `resume()` (the other side is not draining).
+    public func pause() { connection?.isTunnelPaused = true }
+    public func resume() { connection?.resumeTunnel() }
+    public func close() { connection?.closeAfterFlush() }
+    public var onWritable: (() -> Void)? {
+        get { connection?.tunnelWritable }
+        set { connection?.tunnelWritable = newValue }
+    }
+}
+
+/// Reason phrases for the statuses the gateway produces itself.
+public enum HTTPStatus: Sendable {
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 101: "Switching Protocols"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Status"
+        }
+    }
+}
+
+/// The JSON error body of the contract, `{"detail": "..."}`.
+public enum JSONErrorBody: Sendable {
+    public static func detail(_ message: String) -> String {
+        var out = "{\"detail\":"
+        out += quoted(message)
+        out += "}"
+        return out
+    }
+
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+@available(*, unavailable, message: "loop-owned: use it only on its event loop")
+extension HTTPExchange: Sendable {}
+
+@available(*, unavailable, message: "loop-owned: use it only on its event loop")
+extension Tunnel: Sendable {}

@@ -1,0 +1,79 @@
+import AppNativeCore
+import AppNativeHTTP
+
+/// Handles the exchanges of one event loop. One instance per loop (built by the server's factory),
+/// so its state (an upstream pool, say) is loop-owned and needs no locks.
+public protocol HTTPExchangeHandler: AnyObject {
+    /// A request head arrived; answer through `exchange`.
+    func serve(_ exchange: HTTPExchange)
+    /// The exchange is over (response finished or aborted): the access-log moment.
+    func exchangeDidEnd(_ exchange: HTTPExchange)
+}
+
+/// Per-loop server state: configuration, the handler, the loop's connections and scratch space.
+final class LoopContext {
+    let loop: EventLoop
+    let configuration: ServerConfiguration
+    let handler: any HTTPExchangeHandler
+    let shared: ServerShared
+    /// Receive buffer shared by the loop's connections; leftovers are copied out before returning.
+    var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    private(set) var connections: [ServerConnection] = []
+    var isDraining = false
+
+    init(loop: EventLoop, configuration: ServerConfiguration, handler: any HTTPExchangeHandler, shared: ServerShared) {
+        self.loop = loop
+        self.configuration = configuration
+        self.handler = handler
+        self.shared = shared
+    }
+
+    func add(_ connection: ServerConnection) {
+        connection.registryIndex = connections.count
+        connections.append(connection)
+    }
+
+    func remove(_ connection: ServerConnection) {
+        let index = connection.registryIndex
+        guard index >= 0, index < connections.count, connections[index] === connection else { return }
+        let last = connections.removeLast()
+        if index < connections.count {
+            connections[index] = last
+            last.registryIndex = index
+        }
+        connection.registryIndex = -1
+    }
+
+    /// Checks every connection's deadline. Runs every 250 ms: O(connections) per sweep is cheaper
+    /// than a timer reschedule on every read.
+    func sweep() {
+        let now = loop.nowNanoseconds
+        for connection in connections where connection.deadline != 0 && connection.deadline <= now {
+            connection.deadlinePassed()
+        }
+    }
+
+    func nanoseconds(_ duration: Duration) -> UInt64 {
+        UInt64(max(0, duration.components.seconds)) * 1_000_000_000 + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
+    }
+}
+
+/// State shared by every loop of a server: counters only, all atomic.
+final class ServerShared: Sendable {
+    let openConnections: Gauge
+    let acceptedConnections: Counter
+    let rejectedConnections: Counter
+    let parseErrors: Counter
+    let timeouts: Counter
+
+    init(metrics: MetricsRegistry) {
+        openConnections = metrics.gauge("http.connections.open", help: "Open client connections")
+        acceptedConnections = metrics.counter("http.connections.accepted", help: "Client connections accepted")
+        rejectedConnections = metrics.counter(
+            "http.connections.rejected",
+            help: "Client connections closed at once because the connection limit was reached"
+        )
+        parseErrors = metrics.counter("http.errors", labels: ["cause": "bad_request"], help: "Errors by cause")
+        timeouts = metrics.counter("http.errors", labels: ["cause": "client_timeout"], help: "Errors by cause")
+    }
+}

@@ -1,0 +1,464 @@
+import AppNativeCore
+import AppNativeHTTP
+internal import CAppNativeLinux
+import Glibc
+
+/// One client connection, owned by one event loop (no locks).
+///
+/// Requests are handled one at a time: bytes of a pipelined next request stay buffered until the
+/// current response is finished, so responses leave in request order (RFC 9112 §9.3.2). Reading
+/// stops while a handler has not asked for the body, while it paused the body, or while too much
+/// pipelined input is buffered (backpressure into TCP).
+final class ServerConnection: EventHandler {
+    let fd: Int32
+    let peer: SocketAddress?
+    private unowned let context: LoopContext
+    private var parser: HTTPRequestParser
+    /// Unconsumed input (`input[inputStart...]`), only used when a read left bytes over.
+    private var input: [UInt8] = []
+    private var inputStart = 0
+    /// Queued output (`output[outputStart...]`).
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    private var isFlushScheduled = false
+    private var wasAboveHighWatermark = false
+    private var exchange: HTTPExchange?
+    var closeAfterResponse = false
+    private var closeWhenFlushed = false
+    private(set) var isClosed = false
+    private var isPeerClosed = false
+    var registryIndex = -1
+    /// Monotonic deadline of the current phase (0: none) and what it guards.
+    var deadline: UInt64 = 0
+    private var deadlinePhase = DeadlinePhase.keepAlive
+    private var tunnelOnData: ((UnsafeRawBufferPointer) -> Void)?
+    private var tunnelOnClose: (() -> Void)?
+    var tunnelWritable: (() -> Void)?
+    var isTunnelPaused = false
+
+    enum DeadlinePhase { case keepAlive, head, body, write }
+
+    /// Buffered pipelined input above which reading stops.
+    private static let maxBufferedInput = 256 * 1024
+
+    init(fd: Int32, peer: SocketAddress?, context: LoopContext) {
+        self.fd = fd
+        self.peer = peer
+        self.context = context
+        parser = HTTPRequestParser(limits: context.configuration.limits)
+        setDeadline(.keepAlive)
+    }
+
+    // MARK: Events
+
+    func handle(events: IOEvents) {
+        if events.contains(.writable) { flush() }
+        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) { readAvailable() }
+    }
+
+    private var wantsToRead: Bool {
+        guard !isClosed, !isPeerClosed else { return false }
+        if tunnelOnData != nil { return !isTunnelPaused }
+        if input.count - inputStart > Self.maxBufferedInput { return false }
+        if let exchange {
+            // Hold the socket while the handler has not asked for the body or paused it; the
+            // kernel's buffers then push back on the client.
+            if !exchange.isRequestComplete && (!exchange.isBodyRequested || exchange.isBodyPaused) { return false }
+        }
+        return true
+    }
+
+    private func readAvailable() {
+        while wantsToRead {
+            let received = context.scratch.withUnsafeMutableBytes { buffer in
+                recv(fd, buffer.baseAddress, buffer.count, 0)
+            }
+            if received > 0 {
+                if deadlinePhase == .keepAlive { setDeadline(.head) }
+                if deadlinePhase == .body { setDeadline(.body) }
+                consume(count: received)
+                continue
+            }
+            if received == 0 {
+                peerClosed()
+                return
+            }
+            let code = appnative_errno()
+            if code == appnative_eagain { return }
+            if code == appnative_eintr { continue }
+            close()
+            return
+        }
+    }
+
+    /// Feeds freshly received bytes (in the scratch buffer) to the parser, keeping leftovers.
+    private func consume(count: Int) {
+        if inputStart == input.count {
+            input.removeAll(keepingCapacity: true)
+            inputStart = 0
+            let used = context.scratch.withUnsafeBytes { feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            if used < count, !isClosed {
+                input.append(contentsOf: context.scratch[used..<count])
+            }
+        } else {
+            input.append(contentsOf: context.scratch[0..<count])
+            processBufferedInput()
+        }
+    }
+
+    /// Parses whatever is buffered (after a read, or when a pause ends).
+    private func processBufferedInput() {
+        guard inputStart < input.count else { return }
+        let used = input.withUnsafeBytes { feed(UnsafeRawBufferPointer(rebasing: $0[inputStart...])) }
+        inputStart += used
+        if inputStart == input.count {
+            input.removeAll(keepingCapacity: true)
+            inputStart = 0
+        } else if inputStart > 64 * 1024 {
+            input.removeFirst(inputStart)
+            inputStart = 0
+        }
+    }
+
+    /// Runs the parser over `buffer` while the current state lets it; returns the bytes consumed.
+    private func feed(_ buffer: UnsafeRawBufferPointer) -> Int {
+        var consumed = 0
+        while !isClosed && !closeWhenFlushed {
+            if let onData = tunnelOnData {
+                if consumed < buffer.count { onData(UnsafeRawBufferPointer(rebasing: buffer[consumed...])) }
+                return buffer.count
+            }
+            if let exchange, exchange.isRequestComplete || !exchange.isBodyRequested || exchange.isBodyPaused { break }
+            guard consumed < buffer.count || exchange != nil else { break }
+            let slice = UnsafeRawBufferPointer(rebasing: buffer[consumed...])
+            let step: (consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?)
+            do {
+                step = try parser.parse(slice)
+            } catch {
+                parseFailed(error)
+                return buffer.count
+            }
+            consumed += step.consumed
+            guard let event = step.event else {
+                if step.consumed == 0 || consumed == buffer.count { break }
+                continue
+            }
+            switch event {
+            case .head(let head, let framing):
+                startExchange(head, framing: framing)
+            case .body(let range):
+                exchange?.bodyChunk(UnsafeRawBufferPointer(rebasing: slice[range]))
+            case .end(let trailers):
+                if let exchange {
+                    exchange.bodyEnded(trailers)
+                    if exchange.isResponseFinished { completeExchange() }
+                }
+            }
+        }
+        return consumed
+    }
+
+    private func startExchange(_ head: HTTPRequestHead, framing: HTTPBodyFraming) {
+        if !head.isKeepAlive || context.isDraining { closeAfterResponse = true }
+        let exchange = HTTPExchange(
+            request: head, framing: framing, peer: peer, isSecure: false, loop: context.loop, connection: self
+        )
+        self.exchange = exchange
+        deadline = 0
+        context.handler.serve(exchange)
+    }
+
+    // MARK: Exchange callbacks
+
+    func bodyRequested(by exchange: HTTPExchange) {
+        guard exchange === self.exchange, !exchange.isRequestComplete else { return }
+        if exchange.request.headers.first("Expect")?.lowercased() == "100-continue", !exchange.hasResponseStarted {
+            append(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        }
+        setDeadline(.body)
+        resumeReading()
+    }
+
+    func bodyResumed(by exchange: HTTPExchange) {
+        guard exchange === self.exchange else { return }
+        resumeReading()
+    }
+
+    func resumeTunnel() {
+        guard isTunnelPaused else { return }
+        isTunnelPaused = false
+        resumeReading()
+    }
+
+    /// Continues with buffered input, then with the socket (edge-triggered: no new event will come).
+    private func resumeReading() {
+        context.loop.runAtEndOfIteration { [weak self] in
+            guard let self, !self.isClosed else { return }
+            self.processBufferedInput()
+            self.readAvailable()
+        }
+    }
+
+    func exchangeFinished(_ exchange: HTTPExchange) {
+        guard exchange === self.exchange else { return }
+        if exchange.isRequestComplete {
+            completeExchange()
+        } else if !exchange.isBodyRequested || exchange.isAborted {
+            // The handler answered without reading the body: closing is cheaper and safer than
+            // draining an unknown amount of it.
+            closeAfterResponse = true
+            completeExchange()
+        }
+        // Otherwise the body is still arriving; `.end` completes the exchange.
+    }
+
+    private func completeExchange() {
+        guard let exchange else { return }
+        self.exchange = nil
+        exchange.clearCallbacks()
+        context.handler.exchangeDidEnd(exchange)
+        if closeAfterResponse {
+            closeAfterFlush()
+            return
+        }
+        setDeadline(.keepAlive)
+        resumeReading()
+    }
+
+    func prepareConnectionHeader(_ head: inout HTTPResponseHead, exchange: HTTPExchange) {
+        if context.isDraining { closeAfterResponse = true }
+        if closeAfterResponse {
+            head.headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if exchange.request.version.minor == 0 {
+            head.headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
+    }
+
+    // MARK: Failures
+
+    private func parseFailed(_ error: HTTPParseError) {
+        context.shared.parseErrors.increment()
+        if let exchange {
+            if exchange.hasResponseStarted {
+                exchange.abort()
+                close()
+                return
+            }
+            exchange.abort()
+            self.exchange = nil
+        }
+        closeAfterResponse = true
+        sendErrorResponse(status: error.status, detail: HTTPStatus.reason(error.status))
+    }
+
+    /// A complete error response from the server itself, then close.
+    private func sendErrorResponse(status: Int, detail: String) {
+        let body = Array(JSONErrorBody.detail(detail).utf8)
+        var head = HTTPResponseHead(status: status, reason: HTTPStatus.reason(status))
+        head.headers.add(name: "Content-Type", value: "application/json")
+        head.headers.add(name: "Content-Length", value: String(body.count))
+        head.headers.add(name: "Connection", value: "close")
+        writeHead(head)
+        append(body)
+        closeAfterFlush()
+    }
+
+    func deadlinePassed() {
+        deadline = 0
+        context.shared.timeouts.increment()
+        switch deadlinePhase {
+        case .keepAlive:
+            close()
+        case .head:
+            sendErrorResponse(status: 408, detail: "Request Timeout")
+        case .body:
+            if let exchange, !exchange.hasResponseStarted {
+                exchange.abort()
+                self.exchange = nil
+                sendErrorResponse(status: 408, detail: "Request Timeout")
+            } else {
+                exchange?.abort()
+                close()
+            }
+        case .write:
+            exchange?.abort()
+            close()
+        }
+    }
+
+    private func setDeadline(_ phase: DeadlinePhase) {
+        deadlinePhase = phase
+        let timeout: Duration
+        switch phase {
+        case .keepAlive: timeout = context.configuration.keepAliveTimeout
+        case .head: timeout = context.configuration.headerTimeout
+        case .body: timeout = context.configuration.bodyIdleTimeout
+        case .write: timeout = context.configuration.writeTimeout
+        }
+        deadline = context.loop.nowNanoseconds + context.nanoseconds(timeout)
+    }
+
+    private func peerClosed() {
+        isPeerClosed = true
+        if let onClose = tunnelOnClose {
+            tunnelOnData = nil
+            tunnelOnClose = nil
+            onClose()
+            closeAfterFlush()
+            return
+        }
+        if let exchange {
+            if !exchange.isRequestComplete || !exchange.isResponseFinished {
+                // A half-closed client that already sent its whole request may still read the
+                // answer, but HTTP/1.1 clients do not half-close; treat it as gone.
+                exchange.abort()
+                self.exchange = nil
+                context.handler.exchangeDidEnd(exchange)
+            }
+        }
+        closeAfterFlush()
+    }
+
+    // MARK: Writing
+
+    var isBelowHighWatermark: Bool { output.count - outputStart < context.configuration.writeHighWatermark }
+
+    func writeHead(_ head: HTTPResponseHead) {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(256)
+        HTTPSerializer.appendResponseHead(head, to: &bytes)
+        append(bytes)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosed else { return }
+        output.append(contentsOf: bytes)
+        scheduleFlush()
+    }
+
+    func writeChunk(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosed else { return }
+        HTTPSerializer.appendChunkHeader(size: bytes.count, to: &output)
+        output.append(contentsOf: bytes)
+        HTTPSerializer.appendChunkEnd(to: &output)
+        scheduleFlush()
+    }
+
+    func writeLastChunk(trailers: HTTPHeaders?) {
+        guard !isClosed else { return }
+        HTTPSerializer.appendLastChunk(trailers: trailers, to: &output)
+        scheduleFlush()
+    }
+
+    private func append(_ bytes: [UInt8]) {
+        guard !isClosed else { return }
+        output.append(contentsOf: bytes)
+        scheduleFlush()
+    }
+
+    /// Coalesces everything written in this loop iteration into one `send`.
+    private func scheduleFlush() {
+        if !isBelowHighWatermark { wasAboveHighWatermark = true }
+        guard !isFlushScheduled else { return }
+        isFlushScheduled = true
+        context.loop.runAtEndOfIteration { [weak self] in
+            guard let self else { return }
+            self.isFlushScheduled = false
+            self.flush()
+        }
+    }
+
+    private func flush() {
+        guard !isClosed else { return }
+        while outputStart < output.count {
+            let sent = output.withUnsafeBytes { buffer in
+                appnative_send(fd, buffer.baseAddress! + outputStart, buffer.count - outputStart)
+            }
+            if sent > 0 {
+                outputStart += sent
+                if deadlinePhase == .write { setDeadline(.write) }
+                continue
+            }
+            let code = appnative_errno()
+            if code == appnative_eagain {
+                // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
+                if deadlinePhase != .write || deadline == 0 { setDeadline(.write) }
+                return
+            }
+            exchange?.abort()
+            close()
+            return
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        outputStart = 0
+        if deadlinePhase == .write {
+            if exchange != nil { deadline = 0 } else { setDeadline(.keepAlive) }
+            deadlinePhase = exchange == nil ? .keepAlive : .body
+        }
+        if closeWhenFlushed {
+            close()
+            return
+        }
+        if wasAboveHighWatermark {
+            wasAboveHighWatermark = false
+            exchange?.onWritable?()
+            tunnelWritable?()
+        }
+    }
+
+    // MARK: Tunnel
+
+    func startTunnel(for exchange: HTTPExchange, onData: @escaping (UnsafeRawBufferPointer) -> Void, onClose: @escaping () -> Void) -> Tunnel {
+        self.exchange = nil
+        context.handler.exchangeDidEnd(exchange)
+        tunnelOnData = onData
+        tunnelOnClose = onClose
+        deadline = 0
+        let tunnel = Tunnel(connection: self)
+        resumeReading()
+        return tunnel
+    }
+
+    // MARK: Closing
+
+    func closeAfterFlush() {
+        if outputStart >= output.count {
+            close()
+        } else {
+            closeWhenFlushed = true
+            // Stop reading; the peer gets our answer, then the close.
+            _ = shutdown(fd, Int32(SHUT_RD))
+        }
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if let exchange {
+            self.exchange = nil
+            exchange.abort()
+            context.handler.exchangeDidEnd(exchange)
+        }
+        if let onClose = tunnelOnClose {
+            tunnelOnData = nil
+            tunnelOnClose = nil
+            onClose()
+        }
+        tunnelWritable = nil
+        context.loop.deregister(fd)
+        Glibc.close(fd)
+        context.remove(self)
+        context.shared.openConnections.add(-1)
+    }
+
+    /// Graceful shutdown: idle connections close now, busy ones after their current response.
+    func drain() {
+        if exchange == nil && tunnelOnData == nil {
+            closeAfterFlush()
+        } else {
+            closeAfterResponse = true
+        }
+    }
+
+    var isIdle: Bool { exchange == nil && tunnelOnData == nil }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Glibc
+
+/// The built gateway running `serve` for an integration test: bound to 127.0.0.1 port 0, started
+/// on a Dispatch thread, ready once it printed its ready line (whose ports are read back).
+public final class GatewayProcess: Sendable {
+    public let port: Int
+    public let adminPort: Int
+    private let child: ChildProcess
+    private let stderrFile: String
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func start(environment: [String: String]) async throws -> GatewayProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try GatewayProcess(environment: environment) })
+            }
+        }
+    }
+
+    private init(environment: [String: String]) throws {
+        var env = ["PATH": "/usr/bin:/bin", "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "ACCESS_LOG": "false"]
+        env.merge(environment) { $1 }
+        stderrFile = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString).log").path
+        child = try ChildProcess([GatewayExecutable.path, "serve"], environment: env, stderrFile: stderrFile)
+        while let line = child.readLine() {
+            guard line.hasPrefix("app-native-gateway ready ") else { continue }
+            var fields = [String: String]()
+            for part in line.split(separator: " ") {
+                let pair = part.split(separator: "=", maxSplits: 1)
+                if pair.count == 2 { fields[String(pair[0])] = String(pair[1]) }
+            }
+            guard let listen = fields["listen"], let admin = fields["admin"],
+                let port = listen.split(separator: ":").last.flatMap({ Int($0) }),
+                let adminPort = admin.split(separator: ":").last.flatMap({ Int($0) })
+            else { break }
+            self.port = port
+            self.adminPort = adminPort
+            return
+        }
+        let log = (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? ""
+        child.kill()
+        throw StartFailure(description: "gateway did not become ready: \(log.suffix(2000))")
+    }
+
+    /// SIGTERM, then waits for the exit (graceful shutdown); returns the exit status.
+    public func terminate() async -> Int32 {
+        child.send(signal: SIGTERM)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.child.waitForExit()) }
+        }
+    }
+
+    /// The gateway's standard error so far (its logs).
+    public var logs: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
+
+    public func stop() { child.kill() }
+
+    deinit {
+        child.kill()
+        try? FileManager.default.removeItem(atPath: stderrFile)
+    }
+}

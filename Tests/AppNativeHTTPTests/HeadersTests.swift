@@ -1,0 +1,125 @@
+import AppNativeHTTP
+import Testing
+
+@Suite("HTTPHeaders and hop-by-hop fields")
+struct HeadersTests {
+    @Test("lookups ignore ASCII case and keep order and duplicates")
+    func lookups() {
+        let headers: HTTPHeaders = ["Host": "h", "Accept": "a", "accept": "b", "X-Latin1": "caf\u{e9}"]
+        #expect(headers.first("HOST") == "h")
+        #expect(headers.values("ACCEPT") == ["a", "b"])
+        #expect(headers.count(of: "accept") == 2)
+        #expect(headers.firstIndex(of: "ACCEPT") == 1)
+        #expect(headers.first("x-latin1") == "caf\u{e9}")
+        #expect(headers.first("Missing") == nil && headers.values("Missing").isEmpty && !headers.contains("Missing"))
+        #expect(headers.map(\.name) == ["Host", "Accept", "accept", "X-Latin1"])
+        #expect(HTTPHeaders.nameEquals("Content-Length", "content-LENGTH"))
+        #expect(!HTTPHeaders.nameEquals("Content-Length", "Content-Lengt"))
+        #expect(!HTTPHeaders.nameEquals("a", "A\u{0}"))
+        #expect(!HTTPHeaders.nameEquals("\u{e9}", "\u{c9}"), "only ASCII letters fold")
+        // "@" (0x40) and "`" (0x60) differ by the case bit but are not letters.
+        #expect(!HTTPHeaders.nameEquals("@", "`"))
+    }
+
+    @Test("values are normalised on insertion: controls become SP, outer whitespace goes")
+    func valueNormalisation() {
+        var headers = HTTPHeaders()
+        headers.add(name: "X-User", value: " \talice\r\nX-Admin: true\u{0}\u{7f} \t")
+        headers.add(name: "X-Tab", value: "a\tb")
+        headers.add(name: "X-Emoji", value: "\u{1F600}")
+        #expect(headers.first("X-User") == "alice  X-Admin: true")
+        #expect(headers.first("X-Tab") == "a\tb")
+        // Above U+00FF there is no Latin-1 byte: the UTF-8 bytes are stored, all obs-text.
+        #expect(headers.first("X-Emoji") == latin1String(Array("\u{1F600}".utf8)))
+    }
+
+    @Test("equality and hashing compare the fields, not leftover bytes")
+    func equality() {
+        var replaced: HTTPHeaders = ["A": "old", "B": "2"]
+        replaced.replaceOrAdd(name: "A", value: "1")
+        let fresh: HTTPHeaders = ["A": "1", "B": "2"]
+        #expect(replaced == fresh)
+        #expect(replaced.hashValue == fresh.hashValue)
+        #expect(fresh != ["a": "1", "B": "2"], "names compare exactly for equality")
+        #expect(fresh != ["B": "2", "A": "1"], "order matters")
+        #expect(HTTPHeaders([HTTPHeaders.Field(name: "A", value: "1"), HTTPHeaders.Field(name: "B", value: "2")]) == fresh)
+        #expect(fresh.description == "A: 1\nB: 2")
+    }
+
+    @Test("a name that is not a token stops the process")
+    func invalidNameTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var headers = HTTPHeaders()
+            headers.add(name: "Bad Name", value: "v")
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = HTTPHeaders(dictionaryLiteral: ("X\r\nInjected", "v"))
+        }
+    }
+
+    @Test("add, replaceOrAdd, remove and removeAll(where:)")
+    func mutation() {
+        var headers: HTTPHeaders = ["A": "1", "B": "2", "a": "3"]
+        headers.add(name: "C", value: "4")
+        #expect(headers.map(\.value) == ["1", "2", "3", "4"])
+        headers.replaceOrAdd(name: "a", value: "9")
+        #expect(headers.map(\.name) == ["A", "B", "C"] && headers.first("a") == "9")
+        headers.replaceOrAdd(name: "D", value: "5")
+        #expect(headers.last?.name == "D")
+        headers.remove("b")
+        #expect(!headers.contains("B"))
+        headers.removeAll { $0.value == "4" }
+        #expect(headers.map(\.name) == ["A", "D"])
+        headers.insert(name: "Host", value: "h", at: 0)
+        #expect(headers.first?.name == "Host")
+    }
+
+    @Test("containsToken reads comma lists, ignoring case, whitespace and empty elements")
+    func tokens() {
+        let headers: HTTPHeaders = ["Connection": " , Keep-Alive ,,Upgrade", "connection": "close"]
+        #expect(headers.containsToken("keep-alive", inField: "Connection"))
+        #expect(headers.containsToken("upgrade", inField: "connection"))
+        #expect(headers.containsToken("CLOSE", inField: "Connection"))
+        #expect(!headers.containsToken("keep", inField: "Connection"))
+        #expect(!headers.containsToken("close", inField: "Keep-Alive"))
+    }
+
+    @Test("hop-by-hop: the RFC 9110 §7.6.1 set, Proxy-*, and every field Connection names")
+    func hopByHop() {
+        var headers: HTTPHeaders = [
+            "Host": "h", "Connection": "keep-alive, X-Hop, Host", "Keep-Alive": "timeout=5", "Proxy-Connection": "x",
+            "TE": "trailers", "Trailer": "X-Sum", "Transfer-Encoding": "chunked", "Upgrade": "websocket",
+            "Proxy-Authorization": "Basic x", "Proxy-Authenticate": "Basic", "X-Hop": "1", "X-End": "2",
+            "Proxyish": "kept",
+        ]
+        let kept = HopByHopHeaders.remove(from: &headers)
+        #expect(!kept)
+        #expect(headers.map(\.name) == ["X-End", "Proxyish"])
+        for name in HopByHopHeaders.names { #expect(HopByHopHeaders.isHopByHop(name.uppercased())) }
+        #expect(HopByHopHeaders.isHopByHop("proxy-anything"))
+        #expect(!HopByHopHeaders.isHopByHop("Proxy"))
+        #expect(!HopByHopHeaders.isHopByHop("X-Forwarded-For"))
+    }
+
+    @Test("a WebSocket upgrade is kept only when asked, only for exactly websocket")
+    func webSocketUpgrade() {
+        let request: HTTPHeaders = [
+            "Host": "h", "Upgrade": "WebSocket", "Connection": "Upgrade, X-Hop", "X-Hop": "1", "Sec-WebSocket-Key": "k",
+        ]
+        var kept = request
+        #expect(HopByHopHeaders.remove(from: &kept, keepingWebSocketUpgrade: true))
+        #expect(kept.map(\.name) == ["Host", "Upgrade", "Sec-WebSocket-Key", "Connection"])
+        #expect(kept.first("Connection") == "upgrade")
+        var stripped = request
+        #expect(!HopByHopHeaders.remove(from: &stripped))
+        #expect(!stripped.contains("Upgrade") && !stripped.contains("Connection"))
+
+        for upgrade in ["h2c", "websocket, h2c", "websocket/13"] {
+            var headers: HTTPHeaders = ["Upgrade": upgrade, "Connection": "Upgrade"]
+            #expect(!HopByHopHeaders.remove(from: &headers, keepingWebSocketUpgrade: true), "\(upgrade)")
+            #expect(headers.isEmpty, "\(upgrade)")
+        }
+        var notListed: HTTPHeaders = ["Upgrade": "websocket"]
+        #expect(!HopByHopHeaders.remove(from: &notListed, keepingWebSocketUpgrade: true), "Connection must list upgrade")
+    }
+}

@@ -1,0 +1,45 @@
+import AppNativeTesting
+import Foundation
+
+/// Runs blocking socket work off the cooperative pool (two threads here: blocking them stalls every test).
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// An upstream peer and a gateway in front of it.
+struct ProxyFixture {
+    let upstream: LoopbackPeer
+    let gateway: GatewayProcess
+
+    static let root = ProcessRunner.repositoryRoot()
+
+    static func start(_ environment: [String: String] = [:]) async throws -> ProxyFixture {
+        let upstream = try await LoopbackPeer.start(ProcessRunner.python, [root + "/Tests/Peers/upstream_peer.py"])
+        var env = ["UPSTREAM_URL": "http://127.0.0.1:\(upstream.port)", "EVENT_LOOPS": "2"]
+        env.merge(environment) { $1 }
+        let gateway = try await GatewayProcess.start(environment: env)
+        return ProxyFixture(upstream: upstream, gateway: gateway)
+    }
+
+    var port: Int { gateway.port }
+    var webSocketPort: Int { upstream.ports[1] }
+
+    func stop() {
+        gateway.stop()
+        upstream.stop()
+    }
+
+    /// The upstream's echo of a request: the headers it received, as (lower-cased name, value).
+    static func echoedHeaders(_ response: RawHTTPClient.Response) throws -> [(String, String)] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let headers = object["headers"] as? [[String]]
+        else { return [] }
+        return headers.map { ($0[0].lowercased(), $0[1]) }
+    }
+
+    static func echo(_ response: RawHTTPClient.Response) throws -> [String: Any] {
+        (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+}
