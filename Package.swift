@@ -37,7 +37,10 @@ let package = Package(
         .target(name: "AppNativeCrypto", dependencies: ["AppNativeCore", "CAppNativeOpenSSL"]),
         .target(name: "AppNativeClient", dependencies: ["AppNativeCore", "CAppNativeCurl"]),
         .target(name: "AppNativeHTTP", dependencies: ["AppNativeCore"]),
-        .target(name: "AppNativeServer", dependencies: ["AppNativeCore", "AppNativeHTTP", "CAppNativeLinux"]),
+        .target(
+            name: "AppNativeServer",
+            dependencies: ["AppNativeCore", "AppNativeHTTP", "CAppNativeLinux", "CAppNativeOpenSSL"]
+        ),
         .target(
             name: "AppNativeProxy",
             dependencies: ["AppNativeCore", "AppNativeCrypto", "AppNativeHTTP", "AppNativeServer", "CAppNativeLinux"]

@@ -23,7 +23,19 @@ final class Acceptor: EventHandler {
                 Glibc.close(accepted.fd)
                 continue
             }
-            let connection = ServerConnection(fd: accepted.fd, peer: accepted.peer, context: context)
+            let transport: any ConnectionTransport
+            if let tls = context.configuration.tls {
+                guard let session = tls.makeTransport(fd: accepted.fd) else {
+                    Glibc.close(accepted.fd)
+                    continue
+                }
+                transport = session
+            } else {
+                transport = PlainTransport(fd: accepted.fd)
+            }
+            let connection = ServerConnection(
+                fd: accepted.fd, peer: accepted.peer, transport: transport, isSecure: context.configuration.tls != nil, context: context
+            )
             do {
                 try context.loop.register(accepted.fd, events: [.readable, .writable, .peerClosed], handler: connection)
             } catch {

@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var writeTimeout: Duration = .seconds(60)
     /// Connections accepted across all loops; more are closed at once.
     public var maxConnections: Int = 10_000
+    /// TLS termination; `nil` serves plain HTTP.
+    public var tls: TLSServerContext?
     /// Queued response bytes above which producers are asked to pause (backpressure).
     public var writeHighWatermark: Int = 256 * 1024
 

@@ -12,6 +12,8 @@ import Glibc
 final class ServerConnection: EventHandler {
     let fd: Int32
     let peer: SocketAddress?
+    private let transport: any ConnectionTransport
+    private let isSecure: Bool
     private unowned let context: LoopContext
     private var parser: HTTPRequestParser
     /// Unconsumed input (`input[inputStart...]`), only used when a read left bytes over.
@@ -41,9 +43,11 @@ final class ServerConnection: EventHandler {
     /// Buffered pipelined input above which reading stops.
     private static let maxBufferedInput = 256 * 1024
 
-    init(fd: Int32, peer: SocketAddress?, context: LoopContext) {
+    init(fd: Int32, peer: SocketAddress?, transport: any ConnectionTransport, isSecure: Bool, context: LoopContext) {
         self.fd = fd
         self.peer = peer
+        self.transport = transport
+        self.isSecure = isSecure
         self.context = context
         parser = HTTPRequestParser(limits: context.configuration.limits)
         setDeadline(.keepAlive)
@@ -70,24 +74,23 @@ final class ServerConnection: EventHandler {
 
     private func readAvailable() {
         while wantsToRead {
-            let received = context.scratch.withUnsafeMutableBytes { buffer in
-                recv(fd, buffer.baseAddress, buffer.count, 0)
-            }
-            if received > 0 {
+            let result = context.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
+            switch result {
+            case .transferred(let received):
                 if deadlinePhase == .keepAlive { setDeadline(.head) }
                 if deadlinePhase == .body { setDeadline(.body) }
                 consume(count: received)
-                continue
-            }
-            if received == 0 {
+            case .wouldBlock:
+                // TLS may need to write to make progress (handshake, renegotiation refused).
+                flush()
+                return
+            case .closed:
                 peerClosed()
                 return
+            case .failed:
+                close()
+                return
             }
-            let code = appnative_errno()
-            if code == appnative_eagain { return }
-            if code == appnative_eintr { continue }
-            close()
-            return
         }
     }
 
@@ -161,7 +164,7 @@ final class ServerConnection: EventHandler {
     private func startExchange(_ head: HTTPRequestHead, framing: HTTPBodyFraming) {
         if !head.isKeepAlive || context.isDraining { closeAfterResponse = true }
         let exchange = HTTPExchange(
-            request: head, framing: framing, peer: peer, isSecure: false, loop: context.loop, connection: self
+            request: head, framing: framing, peer: peer, isSecure: isSecure, loop: context.loop, connection: self
         )
         self.exchange = exchange
         deadline = 0
@@ -371,23 +374,22 @@ final class ServerConnection: EventHandler {
     private func flush() {
         guard !isClosed else { return }
         while outputStart < output.count {
-            let sent = output.withUnsafeBytes { buffer in
-                appnative_send(fd, buffer.baseAddress! + outputStart, buffer.count - outputStart)
+            let result = output.withUnsafeBytes { buffer in
+                transport.send(UnsafeRawBufferPointer(rebasing: buffer[outputStart...]))
             }
-            if sent > 0 {
+            switch result {
+            case .transferred(let sent):
                 outputStart += sent
                 if deadlinePhase == .write { setDeadline(.write) }
-                continue
-            }
-            let code = appnative_errno()
-            if code == appnative_eagain {
+            case .wouldBlock:
                 // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
                 if deadlinePhase != .write || deadline == 0 { setDeadline(.write) }
                 return
+            case .closed, .failed:
+                exchange?.abort()
+                close()
+                return
             }
-            exchange?.abort()
-            close()
-            return
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputStart = 0
@@ -445,6 +447,7 @@ final class ServerConnection: EventHandler {
             onClose()
         }
         tunnelWritable = nil
+        transport.shutdown()
         context.loop.deregister(fd)
         Glibc.close(fd)
         context.remove(self)

@@ -54,6 +54,12 @@ public final class GatewayProcess: Sendable {
         }
     }
 
+    /// Sends a signal (SIGHUP to reload) without waiting.
+    public func send(signal: Int32) { child.send(signal: signal) }
+
+    /// The gateway's process id (for /proc measurements).
+    public var pid: Int32 { child.pid }
+
     /// The gateway's standard error so far (its logs).
     public var logs: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
 

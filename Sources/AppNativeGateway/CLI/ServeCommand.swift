@@ -1,10 +1,25 @@
 import AppNativeCore
 import AppNativeProxy
+import AppNativeServer
 import Foundation
 import Glibc
 
 /// `serve`: runs the gateway until SIGTERM/SIGINT (graceful) — a second signal forces the exit.
 enum ServeCommand {
+    /// SIGHUP: re-read the TLS certificate and key; a failed reload keeps serving the old ones.
+    private static func reload(_ configuration: GatewayConfiguration, logger: Logger) {
+        guard let tls = configuration.server.tls else {
+            logger.info("SIGHUP received; no TLS certificate to reload")
+            return
+        }
+        do {
+            try tls.reload()
+            logger.info("TLS certificate reloaded", ["tls.cert_file": tls.certificateFile])
+        } catch {
+            logger.error("TLS reload failed; keeping the previous certificate", ["error": error.description])
+        }
+    }
+
     static func run(environment: [String: String]) throws -> ExitCode {
         let configuration: GatewayConfiguration
         do {
@@ -26,7 +41,7 @@ enum ServeCommand {
         while true {
             let signal = ProcessSignals.wait()
             if signal == SIGHUP {
-                logger.info("SIGHUP received; nothing to reload yet")
+                reload(configuration, logger: logger)
                 continue
             }
             logger.info("shutting down", ["signal": String(signal)])

@@ -18,6 +18,8 @@ public struct GatewayConfiguration: Sendable {
         Setting("ADMIN_LISTEN", default: "127.0.0.1:9090", section: "Listeners", "Admin listener: `/healthz`, `/readyz`, `/metrics`. Keep it internal."),
         Setting("EVENT_LOOPS", default: "number of cores", section: "Listeners", "Event loops (threads), each with its own SO_REUSEPORT listener."),
         Setting("UPSTREAM_URL", section: "Upstream", "Required. `http://host:port[/prefix]` of the backend."),
+        Setting("TLS_CERT_FILE", section: "Listeners", "PEM certificate chain: terminate TLS (1.2+) on LISTEN. Reloaded on SIGHUP."),
+        Setting("TLS_KEY_FILE", section: "Listeners", "PEM private key matching TLS_CERT_FILE. Reloaded on SIGHUP."),
         Setting("TRUSTED_PROXIES", section: "Upstream", "CIDR list of proxies whose `X-Forwarded-*`/`Forwarded` are extended; from others they are replaced."),
         Setting("UPSTREAM_CONNECT_TIMEOUT", default: "5", section: "Timeouts", "Seconds to establish an upstream connection (502 after)."),
         Setting("UPSTREAM_RESPONSE_TIMEOUT", default: "60", section: "Timeouts", "Seconds from request sent to response head (504 after)."),
@@ -89,6 +91,20 @@ public struct GatewayConfiguration: Sendable {
         server.keepAliveTimeout = reader.duration("KEEPALIVE_TIMEOUT", default: .seconds(75))
         server.writeTimeout = reader.duration("WRITE_TIMEOUT", default: .seconds(60))
         server.maxConnections = reader.integer("MAX_CONNECTIONS", default: 10_000, in: 1...1_000_000)
+        switch (reader.string("TLS_CERT_FILE"), reader.string("TLS_KEY_FILE")) {
+        case (nil, nil):
+            break
+        case (let certificate?, let key?):
+            do {
+                server.tls = try TLSServerContext(certificateFile: certificate, keyFile: key)
+            } catch {
+                reader.report("TLS_CERT_FILE", error.description)
+            }
+        case (nil, _):
+            reader.report("TLS_CERT_FILE", "is required when TLS_KEY_FILE is set")
+        case (_, nil):
+            reader.report("TLS_KEY_FILE", "is required when TLS_CERT_FILE is set")
+        }
         let grace = reader.duration("SHUTDOWN_GRACE_PERIOD", default: .seconds(25))
         let accessLog = reader.boolean("ACCESS_LOG", default: true)
         try reader.finish()

@@ -1,0 +1,111 @@
+import AppNativeCore
+internal import CAppNativeOpenSSL
+import Foundation
+
+/// TLS termination settings: a certificate chain and key from PEM files, TLS 1.2 or newer.
+///
+/// `reload()` (SIGHUP) builds a fresh OpenSSL context from the files and swaps it in; connections
+/// already open keep the context they started with, new ones get the new certificate. A reload
+/// that fails keeps the old context and reports why.
+public final class TLSServerContext: Sendable {
+    public let certificateFile: String
+    public let keyFile: String
+    private let current: Locked<SSLContext>
+
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(certificateFile: String, keyFile: String) throws(LoadError) {
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
+        current = Locked(try SSLContext(certificateFile: certificateFile, keyFile: keyFile))
+    }
+
+    /// Re-reads the certificate and key files.
+    public func reload() throws(LoadError) {
+        let fresh = try SSLContext(certificateFile: certificateFile, keyFile: keyFile)
+        current.withLock { $0 = fresh }
+    }
+
+    func makeTransport(fd: Int32) -> TLSTransport? {
+        let context = current.withLock { $0 }
+        return TLSTransport(context: context, fd: fd)
+    }
+}
+
+/// One OpenSSL `SSL_CTX`, freed in `deinit`.
+final class SSLContext: @unchecked Sendable {
+    // Invariant: configured once in init; afterwards OpenSSL only reads it (SSL_new is thread-safe
+    // on a shared SSL_CTX).
+    let pointer: OpaquePointer
+
+    init(certificateFile: String, keyFile: String) throws(TLSServerContext.LoadError) {
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            throw TLSServerContext.LoadError(description: "SSL_CTX_new failed")
+        }
+        pointer = context
+        guard appnative_openssl_ssl_ctx_set_min_tls12(context) == 1 else {
+            throw TLSServerContext.LoadError(description: "cannot require TLS 1.2")
+        }
+        _ = appnative_openssl_ssl_ctx_set_nonblocking_modes(context)
+        _ = appnative_openssl_ssl_ctx_set_server_options(context)
+        guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
+            throw TLSServerContext.LoadError(description: "TLS_CERT_FILE: cannot load a PEM certificate chain from \(certificateFile)")
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
+            throw TLSServerContext.LoadError(description: "TLS_KEY_FILE: cannot load a PEM private key from \(keyFile)")
+        }
+        guard SSL_CTX_check_private_key(context) == 1 else {
+            throw TLSServerContext.LoadError(description: "TLS_KEY_FILE does not match the certificate in TLS_CERT_FILE")
+        }
+        ERR_clear_error()
+    }
+
+    deinit { SSL_CTX_free(pointer) }
+}
+
+/// A server-side TLS session over a non-blocking socket.
+final class TLSTransport: ConnectionTransport {
+    private let ssl: OpaquePointer
+    // Keeps the context alive as long as the session.
+    private let context: SSLContext
+
+    init?(context: SSLContext, fd: Int32) {
+        guard let ssl = SSL_new(context.pointer) else { return nil }
+        self.ssl = ssl
+        self.context = context
+        SSL_set_fd(ssl, fd)
+        SSL_set_accept_state(ssl)
+    }
+
+    deinit { SSL_free(ssl) }
+
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
+        let result = SSL_read(ssl, buffer.baseAddress, Int32(min(buffer.count, Int(Int32.max))))
+        if result > 0 { return .transferred(Int(result)) }
+        return outcome(of: result)
+    }
+
+    func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
+        guard !bytes.isEmpty else { return .transferred(0) }
+        let result = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, 1 << 20)))
+        if result > 0 { return .transferred(Int(result)) }
+        return outcome(of: result)
+    }
+
+    private func outcome(of result: Int32) -> TransportResult {
+        let error = SSL_get_error(ssl, result)
+        defer { ERR_clear_error() }
+        switch error {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .wouldBlock
+        case SSL_ERROR_ZERO_RETURN: return .closed
+        default: return .failed
+        }
+    }
+
+    func shutdown() {
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+    }
+}

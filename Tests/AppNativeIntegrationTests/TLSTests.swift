@@ -1,0 +1,54 @@
+import AppNativeTesting
+import Foundation
+import Glibc
+import Testing
+
+/// TLS termination with the test certificate, checked by curl (OpenSSL) as the client.
+@Suite("TLS termination", .serialized)
+struct TLSTests {
+    static let root = ProcessRunner.repositoryRoot()
+
+    static func curl(_ arguments: [String]) async throws -> ProcessRunner.Output {
+        try await ProcessRunner.run("/usr/bin/curl", ["-sS", "--max-time", "10"] + arguments)
+    }
+
+    @Test("TLS 1.2+ with the configured certificate; TLS 1.1 refused; SIGHUP reloads and keeps serving")
+    func termination() async throws {
+        let fixture = try await ProxyFixture.start([
+            "TLS_CERT_FILE": Self.root + "/keys/test/localhost.pem",
+            "TLS_KEY_FILE": Self.root + "/keys/test/localhost-key.pem",
+        ])
+        defer { fixture.stop() }
+        let url = "https://localhost:\(fixture.port)/echo/tls"
+        let ok = try await Self.curl(["--cacert", Self.root + "/keys/test/ca.pem", url])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let echo = try #require(try JSONSerialization.jsonObject(with: Data(ok.stdout.utf8)) as? [String: Any])
+        let headers = (echo["headers"] as? [[String]] ?? []).map { ($0[0].lowercased(), $0[1]) }
+        #expect(headers.first { $0.0 == "x-forwarded-proto" }?.1 == "https")
+        let old = try await Self.curl(["--cacert", Self.root + "/keys/test/ca.pem", "--tlsv1.1", "--tls-max", "1.1", url])
+        #expect(old.status != 0, "TLS 1.1 must be refused")
+        let untrusted = try await Self.curl([url])
+        #expect(untrusted.status != 0, "the test CA is not in the system store")
+        fixture.gateway.send(signal: SIGHUP)
+        try await Task.sleep(for: .milliseconds(300))
+        let again = try await Self.curl(["--cacert", Self.root + "/keys/test/ca.pem", url])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(fixture.gateway.logs.contains("TLS certificate reloaded"))
+    }
+
+    @Test("a missing or mismatched key is a configuration error naming the variable (exit 2)")
+    func badConfiguration() async throws {
+        let output = try await ProcessRunner.run(GatewayExecutable.path, ["serve"], environment: [
+            "UPSTREAM_URL": "http://127.0.0.1:9", "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0",
+            "TLS_CERT_FILE": Self.root + "/keys/test/localhost.pem",
+            "TLS_KEY_FILE": Self.root + "/keys/test/ca-key.pem",
+        ])
+        #expect(output.status == 2)
+        #expect(output.stderr.contains("TLS_CERT_FILE") || output.stderr.contains("TLS_KEY_FILE"))
+        let incomplete = try await ProcessRunner.run(GatewayExecutable.path, ["serve"], environment: [
+            "UPSTREAM_URL": "http://127.0.0.1:9", "TLS_KEY_FILE": "/x",
+        ])
+        #expect(incomplete.status == 2)
+        #expect(incomplete.stderr.contains("TLS_CERT_FILE"))
+    }
+}
