@@ -15,6 +15,8 @@ public struct UpstreamConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(60)
     /// Idle connections kept per event loop.
     public var maxIdleConnectionsPerLoop = 64
+    /// TLS to the upstream (`https://` URLs): certificate verified for the URL's host.
+    public var tls: TLSClientContext?
     /// Queued request bytes above which the client's body is paused.
     public var writeHighWatermark = 256 * 1024
 
@@ -28,13 +30,15 @@ public struct UpstreamConfiguration: Sendable {
         public let description: String
     }
 
-    /// Parses `http://host:port[/prefix]`. The host must be an IP literal or `localhost`, or be
-    /// resolvable now (resolution happens once, at start-up, never per request).
-    public init(url: String) throws(InvalidURL) {
-        guard url.hasPrefix("http://") else {
-            throw InvalidURL(description: "UPSTREAM_URL must start with http:// (https upstreams are not supported yet)")
+    /// Parses `http(s)://host[:port][/prefix]`. The host must be an IP literal or `localhost`, or be
+    /// resolvable now (resolution happens once, at start-up, never per request). `https` upstreams
+    /// are verified against `caFile`, or the system trust store when it is `nil`.
+    public init(url: String, caFile: String? = nil) throws(InvalidURL) {
+        let isSecure = url.hasPrefix("https://")
+        guard isSecure || url.hasPrefix("http://") else {
+            throw InvalidURL(description: "UPSTREAM_URL must start with http:// or https://")
         }
-        let rest = url.dropFirst("http://".count)
+        let rest = url.dropFirst(isSecure ? "https://".count : "http://".count)
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = String(rest[..<authorityEnd])
         var prefix = String(rest[authorityEnd...])
@@ -43,7 +47,7 @@ public struct UpstreamConfiguration: Sendable {
             throw InvalidURL(description: "UPSTREAM_URL needs a host and no user info")
         }
         let hasPort = authority.hasPrefix("[") ? authority.contains("]:") : authority.contains(":")
-        let withPort = hasPort ? authority : authority + ":80"
+        let withPort = hasPort ? authority : authority + (isSecure ? ":443" : ":80")
         do {
             address = try SocketAddress(parsing: withPort)
         } catch {
@@ -54,5 +58,18 @@ public struct UpstreamConfiguration: Sendable {
         }
         hostHeader = authority
         pathPrefix = prefix
+        if isSecure {
+            var serverName = authority
+            if serverName.hasPrefix("["), let close = serverName.firstIndex(of: "]") {
+                serverName = String(serverName[serverName.index(after: serverName.startIndex)..<close])
+            } else if let colon = serverName.lastIndex(of: ":") {
+                serverName = String(serverName[..<colon])
+            }
+            do {
+                tls = try TLSClientContext(serverName: serverName, caFile: caFile)
+            } catch {
+                throw InvalidURL(description: error.description)
+            }
+        }
     }
 }

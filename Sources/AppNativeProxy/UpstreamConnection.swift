@@ -25,6 +25,7 @@ enum UpstreamFailure: Error {
 /// One keep-alive TCP connection to the upstream, owned by one loop.
 final class UpstreamConnection: EventHandler {
     let fd: Int32
+    private let transport: any ConnectionTransport
     private unowned let pool: UpstreamPool
     weak var delegate: (any UpstreamConnectionDelegate)?
     private(set) var isConnected = false
@@ -43,8 +44,9 @@ final class UpstreamConnection: EventHandler {
     private var pending: [UInt8] = []
     var idleSince: UInt64 = 0
 
-    init(fd: Int32, pool: UpstreamPool) {
+    init(fd: Int32, transport: any ConnectionTransport, pool: UpstreamPool) {
         self.fd = fd
+        self.transport = transport
         self.pool = pool
         parser = HTTPResponseParser()
     }
@@ -123,20 +125,18 @@ final class UpstreamConnection: EventHandler {
 
     private func readAvailable() {
         while !isClosed && !isReadingPaused {
-            let received = pool.scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if received > 0 {
+            let result = pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
+            switch result {
+            case .transferred(let received):
                 pool.scratch.withUnsafeBytes { process(UnsafeRawBufferPointer(rebasing: $0[..<received])) }
-                continue
-            }
-            if received == 0 {
+            case .wouldBlock:
+                // TLS may be waiting to write (handshake): give queued output a chance.
+                flush()
+                return
+            case .closed, .failed:
                 endOfStream()
                 return
             }
-            let code = appnative_errno()
-            if code == appnative_eagain { return }
-            if code == appnative_eintr { continue }
-            endOfStream()
-            return
         }
     }
 
@@ -222,15 +222,16 @@ final class UpstreamConnection: EventHandler {
     private func flush() {
         guard isConnected, !isClosed else { return }
         while outputStart < output.count {
-            let sent = output.withUnsafeBytes { appnative_send(fd, $0.baseAddress! + outputStart, $0.count - outputStart) }
-            if sent > 0 {
+            let result = output.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[outputStart...])) }
+            switch result {
+            case .transferred(let sent):
                 outputStart += sent
-                continue
+            case .wouldBlock:
+                return
+            case .closed, .failed:
+                fail(hasReceivedResponseBytes ? .closedMidResponse : .closedBeforeResponse)
+                return
             }
-            let code = appnative_errno()
-            if code == appnative_eagain { return }
-            fail(hasReceivedResponseBytes ? .closedMidResponse : .closedBeforeResponse)
-            return
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputStart = 0
@@ -265,6 +266,7 @@ final class UpstreamConnection: EventHandler {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        transport.shutdown()
         pool.loop.deregister(fd)
         Glibc.close(fd)
         pool.connectionClosed(self)

@@ -58,7 +58,17 @@ public final class UpstreamPool {
             Glibc.close(fd)
             throw SystemCallError(call: "connect", errno: code)
         }
-        let connection = UpstreamConnection(fd: fd, pool: self)
+        let transport: any ConnectionTransport
+        if let tls = configuration.tls {
+            guard let session = tls.makeTransport(fd: fd) else {
+                Glibc.close(fd)
+                throw SystemCallError(call: "SSL_new", errno: 0)
+            }
+            transport = session
+        } else {
+            transport = PlainTransport(fd: fd)
+        }
+        let connection = UpstreamConnection(fd: fd, transport: transport, pool: self)
         do {
             try loop.register(fd, events: [.readable, .writable, .peerClosed], handler: connection)
         } catch {

@@ -36,6 +36,28 @@ struct TLSTests {
         #expect(fixture.gateway.logs.contains("TLS certificate reloaded"))
     }
 
+    @Test("an https upstream is verified: the test CA is trusted only when configured")
+    func httpsUpstream() async throws {
+        let front = try await ProxyFixture.start([
+            "TLS_CERT_FILE": Self.root + "/keys/test/localhost.pem",
+            "TLS_KEY_FILE": Self.root + "/keys/test/localhost-key.pem",
+        ])
+        defer { front.stop() }
+        let trusting = try await GatewayProcess.start(environment: [
+            "UPSTREAM_URL": "https://localhost:\(front.port)", "UPSTREAM_CA_FILE": Self.root + "/keys/test/ca.pem",
+        ])
+        defer { trusting.stop() }
+        let trustingPort = trusting.port
+        let response = try await blocking { try RawHTTPClient.get(port: trustingPort, "/big?n=3000000") }
+        #expect(response.status == 200)
+        #expect(response.body.count == 3_000_000)
+        let strict = try await GatewayProcess.start(environment: ["UPSTREAM_URL": "https://localhost:\(front.port)"])
+        defer { strict.stop() }
+        let strictPort = strict.port
+        let refused = try await blocking { try RawHTTPClient.get(port: strictPort, "/echo") }
+        #expect(refused.status == 502)
+    }
+
     @Test("a missing or mismatched key is a configuration error naming the variable (exit 2)")
     func badConfiguration() async throws {
         let output = try await ProcessRunner.run(GatewayExecutable.path, ["serve"], environment: [

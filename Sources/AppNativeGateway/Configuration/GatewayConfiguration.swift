@@ -17,9 +17,10 @@ public struct GatewayConfiguration: Sendable {
         Setting("LISTEN", default: "0.0.0.0:8080", section: "Listeners", "Address of the gateway (`host:port`, `[v6]:port`)."),
         Setting("ADMIN_LISTEN", default: "127.0.0.1:9090", section: "Listeners", "Admin listener: `/healthz`, `/readyz`, `/metrics`. Keep it internal."),
         Setting("EVENT_LOOPS", default: "number of cores", section: "Listeners", "Event loops (threads), each with its own SO_REUSEPORT listener."),
-        Setting("UPSTREAM_URL", section: "Upstream", "Required. `http://host:port[/prefix]` of the backend."),
+        Setting("UPSTREAM_URL", section: "Upstream", "Required. `http(s)://host[:port][/prefix]` of the backend; https is verified (TLS 1.2+)."),
         Setting("TLS_CERT_FILE", section: "Listeners", "PEM certificate chain: terminate TLS (1.2+) on LISTEN. Reloaded on SIGHUP."),
         Setting("TLS_KEY_FILE", section: "Listeners", "PEM private key matching TLS_CERT_FILE. Reloaded on SIGHUP."),
+        Setting("UPSTREAM_CA_FILE", section: "Upstream", "PEM CA bundle to verify an https upstream (default: the system store)."),
         Setting("TRUSTED_PROXIES", section: "Upstream", "CIDR list of proxies whose `X-Forwarded-*`/`Forwarded` are extended; from others they are replaced."),
         Setting("UPSTREAM_CONNECT_TIMEOUT", default: "5", section: "Timeouts", "Seconds to establish an upstream connection (502 after)."),
         Setting("UPSTREAM_RESPONSE_TIMEOUT", default: "60", section: "Timeouts", "Seconds from request sent to response head (504 after)."),
@@ -57,7 +58,7 @@ public struct GatewayConfiguration: Sendable {
         var upstream = UpstreamConfiguration(address: SocketAddress(host: "127.0.0.1", port: 1, family: .inet4), hostHeader: "upstream")
         if let url = reader.string("UPSTREAM_URL") {
             do {
-                upstream = try UpstreamConfiguration(url: url)
+                upstream = try UpstreamConfiguration(url: url, caFile: reader.string("UPSTREAM_CA_FILE"))
             } catch {
                 reader.report("UPSTREAM_URL", error.description)
             }

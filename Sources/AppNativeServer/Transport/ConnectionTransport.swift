@@ -1,5 +1,5 @@
 /// Moves bytes for a connection: plain TCP or TLS. Non-blocking; loop-owned.
-protocol ConnectionTransport: AnyObject {
+public protocol ConnectionTransport: AnyObject {
     /// Reads into `buffer`.
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult
     /// Writes from `bytes`.
@@ -8,7 +8,7 @@ protocol ConnectionTransport: AnyObject {
     func shutdown()
 }
 
-enum TransportResult {
+public enum TransportResult: Sendable {
     case transferred(Int)
     /// Try again on the next readiness event (EAGAIN, or TLS wanting the other direction).
     case wouldBlock
@@ -16,3 +16,9 @@ enum TransportResult {
     case closed
     case failed
 }
+
+@available(*, unavailable, message: "loop-owned")
+extension PlainTransport: Sendable {}
+
+@available(*, unavailable, message: "loop-owned")
+extension TLSTransport: Sendable {}

@@ -2,12 +2,12 @@ internal import CAppNativeLinux
 import Glibc
 
 /// Plain TCP with `recv`/`send(MSG_NOSIGNAL)`.
-final class PlainTransport: ConnectionTransport {
+public final class PlainTransport: ConnectionTransport {
     private let fd: Int32
 
-    init(fd: Int32) { self.fd = fd }
+    public init(fd: Int32) { self.fd = fd }
 
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         while true {
             let received = recv(fd, buffer.baseAddress, buffer.count, 0)
             if received > 0 { return .transferred(received) }
@@ -18,11 +18,11 @@ final class PlainTransport: ConnectionTransport {
         }
     }
 
-    func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
+    public func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
         let sent = appnative_send(fd, bytes.baseAddress, bytes.count)
         if sent >= 0 { return .transferred(sent) }
         return appnative_errno() == appnative_eagain ? .wouldBlock : .failed
     }
 
-    func shutdown() {}
+    public func shutdown() {}
 }

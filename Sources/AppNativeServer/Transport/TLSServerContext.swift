@@ -62,11 +62,44 @@ final class SSLContext: @unchecked Sendable {
         ERR_clear_error()
     }
 
+    /// A client context: TLS 1.2+, peer verification against `caFile` or the system store.
+    init(clientCAFile caFile: String?) throws(TLSServerContext.LoadError) {
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw TLSServerContext.LoadError(description: "SSL_CTX_new failed")
+        }
+        pointer = context
+        guard appnative_openssl_ssl_ctx_set_min_tls12(context) == 1 else {
+            throw TLSServerContext.LoadError(description: "cannot require TLS 1.2")
+        }
+        _ = appnative_openssl_ssl_ctx_set_nonblocking_modes(context)
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        let loaded = caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) } ?? SSL_CTX_set_default_verify_paths(context)
+        guard loaded == 1 else {
+            throw TLSServerContext.LoadError(description: "UPSTREAM_CA_FILE: cannot load CA certificates from \(caFile ?? "the system store")")
+        }
+        ERR_clear_error()
+    }
+
     deinit { SSL_CTX_free(pointer) }
 }
 
+/// Outbound TLS to an https upstream: certificate and host name verified, TLS 1.2+.
+public final class TLSClientContext: Sendable {
+    public let serverName: String
+    private let context: SSLContext
+
+    public init(serverName: String, caFile: String?) throws(TLSServerContext.LoadError) {
+        self.serverName = serverName
+        context = try SSLContext(clientCAFile: caFile)
+    }
+
+    public func makeTransport(fd: Int32) -> (any ConnectionTransport)? {
+        TLSTransport(clientContext: context, fd: fd, serverName: serverName)
+    }
+}
+
 /// A server-side TLS session over a non-blocking socket.
-final class TLSTransport: ConnectionTransport {
+public final class TLSTransport: ConnectionTransport {
     private let ssl: OpaquePointer
     // Keeps the context alive as long as the session.
     private let context: SSLContext
@@ -79,15 +112,26 @@ final class TLSTransport: ConnectionTransport {
         SSL_set_accept_state(ssl)
     }
 
+    /// A client session that verifies the server's certificate for `serverName` (SNI + host check).
+    init?(clientContext context: SSLContext, fd: Int32, serverName: String) {
+        guard let ssl = SSL_new(context.pointer) else { return nil }
+        self.ssl = ssl
+        self.context = context
+        SSL_set_fd(ssl, fd)
+        _ = appnative_openssl_ssl_set_host_name(ssl, serverName)
+        guard SSL_set1_host(ssl, serverName) == 1 else { return nil }
+        SSL_set_connect_state(ssl)
+    }
+
     deinit { SSL_free(ssl) }
 
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         let result = SSL_read(ssl, buffer.baseAddress, Int32(min(buffer.count, Int(Int32.max))))
         if result > 0 { return .transferred(Int(result)) }
         return outcome(of: result)
     }
 
-    func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
+    public func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
         guard !bytes.isEmpty else { return .transferred(0) }
         let result = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, 1 << 20)))
         if result > 0 { return .transferred(Int(result)) }
@@ -104,7 +148,7 @@ final class TLSTransport: ConnectionTransport {
         }
     }
 
-    func shutdown() {
+    public func shutdown() {
         _ = SSL_shutdown(ssl)
         ERR_clear_error()
     }
