@@ -45,7 +45,15 @@ public final class ProxyHandler: HTTPExchangeHandler {
     }
 
     /// Sends `exchange` upstream with `extraHeaders` added after the forwarding headers.
-    public func forward(_ exchange: HTTPExchange, extraHeaders: HTTPHeaders) {
+    ///
+    /// Identity headers a client sent are always removed first (`IdentityHeaders.forgedNames`);
+    /// `strippedCookie` is removed from `Cookie`, and `Authorization` unless `keepsAuthorization`.
+    public func forward(
+        _ exchange: HTTPExchange,
+        extraHeaders: HTTPHeaders,
+        strippedCookie: String? = nil,
+        keepsAuthorization: Bool = true
+    ) {
         let request = exchange.request
         let requestID = RequestID.resolve(from: request.headers)
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
@@ -66,6 +74,13 @@ public final class ProxyHandler: HTTPExchangeHandler {
             isSecure: exchange.isSecure,
             trusted: trustedProxies
         )
+        IdentityHeaders.removeForged(from: &head.headers)
+        if !keepsAuthorization { head.headers.remove("Authorization") }
+        if let strippedCookie, head.headers.contains("Cookie") {
+            let remaining = head.headers.values("Cookie").compactMap { CookieJar.removing(strippedCookie, from: $0) }
+            head.headers.remove("Cookie")
+            if !remaining.isEmpty { head.headers.add(name: "Cookie", value: remaining.joined(separator: "; ")) }
+        }
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
         for field in extraHeaders { head.headers.add(name: field.name, value: field.value) }
         let proxy = ProxyExchange(exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID)
@@ -78,7 +93,8 @@ public final class ProxyHandler: HTTPExchangeHandler {
         accessLog.record(
             exchange,
             requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers),
-            upstreamNanoseconds: proxy?.upstreamDuration
+            upstreamNanoseconds: proxy?.upstreamDuration,
+            extra: exchange.logFields
         )
     }
 

@@ -26,6 +26,11 @@ public final class HTTPExchange {
     public var onWritable: (() -> Void)?
     /// Called if the exchange dies before `finish` (client gone, timeout, framing error).
     public var onAbort: (() -> Void)?
+    /// Added to whatever response head is sent (the session cookie of a token-authenticated
+    /// request reaches every kind of response, including 204, redirects and 101).
+    public var extraResponseHeaders = HTTPHeaders()
+    /// Facts for the access log that later layers add (object id, auth outcome). Never secrets.
+    public var logFields: [String: String] = [:]
 
     weak var connection: ServerConnection?
     private(set) var isBodyRequested = false
@@ -33,7 +38,7 @@ public final class HTTPExchange {
     private(set) var isRequestComplete = false
     private(set) var responseState = ResponseState.notStarted
     var responseFraming = ResponseFraming.none
-    private(set) var isAborted = false
+    private(set) var isAbortedState = false
     /// Status sent, for the access log.
     public private(set) var responseStatus = 0
     /// Response body bytes sent, for the access log.
@@ -88,11 +93,14 @@ public final class HTTPExchange {
     /// Whether more response bytes may be queued now.
     public var isWritable: Bool { connection?.isBelowHighWatermark ?? false }
 
+    /// Whether the client connection is gone (or the exchange was aborted).
+    public var isAborted: Bool { isAbortedState }
+
     /// Sends the response head. Framing follows from it: `Content-Length` → fixed; otherwise
     /// chunked for HTTP/1.1 clients and close-delimited for HTTP/1.0; none for HEAD, 1xx, 204, 304.
     /// A 1xx head (other than 101) can be followed by the final head.
     public func sendHead(_ head: HTTPResponseHead) {
-        guard !isAborted, responseState == .notStarted, let connection else { return }
+        guard !isAbortedState, responseState == .notStarted, let connection else { return }
         var head = head
         if (100..<200).contains(head.status) && head.status != 101 {
             connection.writeHead(head)
@@ -100,6 +108,7 @@ public final class HTTPExchange {
         }
         responseStatus = head.status
         responseState = .streaming
+        for field in extraResponseHeaders { head.headers.add(name: field.name, value: field.value) }
         let hasNoBody = request.method == "HEAD" || head.status == 204 || head.status == 304 || head.status == 101
         if hasNoBody {
             responseFraming = .none
@@ -121,7 +130,7 @@ public final class HTTPExchange {
 
     /// Sends a piece of the response body.
     public func sendBody(_ bytes: UnsafeRawBufferPointer) {
-        guard !isAborted, responseState == .streaming, !bytes.isEmpty, let connection else { return }
+        guard !isAbortedState, responseState == .streaming, !bytes.isEmpty, let connection else { return }
         switch responseFraming {
         case .none:
             return
@@ -145,7 +154,7 @@ public final class HTTPExchange {
 
     /// Ends the response. A fixed-length response that is short is closed, never padded.
     public func finish(trailers: HTTPHeaders? = nil) {
-        guard !isAborted, responseState == .streaming, let connection else { return }
+        guard !isAbortedState, responseState == .streaming, let connection else { return }
         responseState = .finished
         switch responseFraming {
         case .chunked: connection.writeLastChunk(trailers: trailers)
@@ -193,8 +202,8 @@ public final class HTTPExchange {
     }
 
     func abort() {
-        guard !isAborted, responseState != .finished else { return }
-        isAborted = true
+        guard !isAbortedState, responseState != .finished else { return }
+        isAbortedState = true
         let callback = onAbort
         clearCallbacks()
         callback?()
@@ -276,6 +285,9 @@ public enum JSONErrorBody: Sendable {
         out += "}"
         return out
     }
+
+    /// `text` as a JSON string literal.
+    public static func quotedString(_ text: String) -> String { quoted(text) }
 
     static func quoted(_ text: String) -> String {
         var out = "\""

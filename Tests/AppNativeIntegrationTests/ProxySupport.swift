@@ -1,3 +1,4 @@
+import AppNativeDevPeers
 import AppNativeTesting
 import Foundation
 
@@ -15,9 +16,37 @@ struct ProxyFixture {
 
     static let root = ProcessRunner.repositoryRoot()
 
+    static let sessionSecret = "integration-session-secret-0123456789abcdef"
+
+    /// The identity settings a gateway needs to start, all paths public (plain-proxy tests).
+    static func publicEnvironment(_ extra: [String: String]) -> [String: String] {
+        var env = [
+            "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
+            "ENTRA_JWKS_URL": "http://127.0.0.1:9/keys", "PUBLIC_PATHS": "/",
+        ]
+        env.merge(extra) { $1 }
+        return env
+    }
+
+    /// The dev identity provider (keys/dev) used as the tenant's key endpoint in tests.
+    static func devProvider() throws -> DevIdentityProvider {
+        try DevIdentityProvider.load(repositoryRoot: root)
+    }
+
+    /// Starts the upstream (serving the dev JWKS at /test-jwks) and a gateway configured for the
+    /// dev tenant. Every path is public unless `environment` sets PUBLIC_PATHS.
     static func start(_ environment: [String: String] = [:]) async throws -> ProxyFixture {
-        let upstream = try await LoopbackPeer.start(ProcessRunner.python, [root + "/Tests/Peers/upstream_peer.py"])
-        var env = ["UPSTREAM_URL": "http://127.0.0.1:\(upstream.port)", "EVENT_LOOPS": "2"]
+        let jwksFile = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
+        try devProvider().jwksDocument.write(to: jwksFile, atomically: true, encoding: .utf8)
+        let upstream = try await LoopbackPeer.start(
+            ProcessRunner.python, [root + "/Tests/Peers/upstream_peer.py", "--jwks", jwksFile.path]
+        )
+        var env = [
+            "UPSTREAM_URL": "http://127.0.0.1:\(upstream.port)", "EVENT_LOOPS": "2",
+            "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
+            "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks",
+            "SESSION_SECRET": sessionSecret, "SESSION_SECURE": "false", "PUBLIC_PATHS": "/",
+        ]
         env.merge(environment) { $1 }
         let gateway = try await GatewayProcess.start(environment: env)
         return ProxyFixture(upstream: upstream, gateway: gateway)

@@ -126,7 +126,7 @@ struct ProxyTests {
             let socket = try ListeningProbe()
             return socket.port
         }
-        let down = try await GatewayProcess.start(environment: ["UPSTREAM_URL": "http://127.0.0.1:\(closedPort)"])
+        let down = try await GatewayProcess.start(environment: ProxyFixture.publicEnvironment(["UPSTREAM_URL": "http://127.0.0.1:\(closedPort)"]))
         defer { down.stop() }
         let downPort = down.port
         let refused = try await blocking { try RawHTTPClient.get(port: downPort, "/") }
@@ -192,7 +192,7 @@ struct ProxyTests {
         let upstream = try await LoopbackPeer.start(ProcessRunner.python, [ProxyFixture.root + "/Tests/Peers/upstream_peer.py"])
         defer { upstream.stop() }
         // The gateway proxies to the WebSocket listener of the peer.
-        let gateway = try await GatewayProcess.start(environment: ["UPSTREAM_URL": "http://127.0.0.1:\(upstream.ports[1])"])
+        let gateway = try await GatewayProcess.start(environment: ProxyFixture.publicEnvironment(["UPSTREAM_URL": "http://127.0.0.1:\(upstream.ports[1])"]))
         defer { gateway.stop() }
         let script = """
             import asyncio, sys, websockets

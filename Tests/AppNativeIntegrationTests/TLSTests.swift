@@ -43,15 +43,15 @@ struct TLSTests {
             "TLS_KEY_FILE": Self.root + "/keys/test/localhost-key.pem",
         ])
         defer { front.stop() }
-        let trusting = try await GatewayProcess.start(environment: [
+        let trusting = try await GatewayProcess.start(environment: ProxyFixture.publicEnvironment([
             "UPSTREAM_URL": "https://localhost:\(front.port)", "UPSTREAM_CA_FILE": Self.root + "/keys/test/ca.pem",
-        ])
+        ]))
         defer { trusting.stop() }
         let trustingPort = trusting.port
         let response = try await blocking { try RawHTTPClient.get(port: trustingPort, "/big?n=3000000") }
         #expect(response.status == 200)
         #expect(response.body.count == 3_000_000)
-        let strict = try await GatewayProcess.start(environment: ["UPSTREAM_URL": "https://localhost:\(front.port)"])
+        let strict = try await GatewayProcess.start(environment: ProxyFixture.publicEnvironment(["UPSTREAM_URL": "https://localhost:\(front.port)"]))
         defer { strict.stop() }
         let strictPort = strict.port
         let refused = try await blocking { try RawHTTPClient.get(port: strictPort, "/echo") }

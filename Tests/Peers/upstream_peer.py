@@ -12,6 +12,7 @@ HTTP routes (any method):
   /big?n=N        N bytes of body with Content-Length
   /status/N       status N with a JSON body
   /count          how many TCP connections this peer accepted so far
+  /test-jwks      the JWKS document given with --jwks FILE (a stand-in for Entra's key endpoint)
 The WebSocket listener echoes every message.
 """
 import asyncio
@@ -27,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 release = threading.Event()
+JWKS = None
 accepted = [0]
 lock = threading.Lock()
 
@@ -148,6 +150,8 @@ class Handler(BaseHTTPRequestHandler):
                 sent += len(part)
         elif url.path.startswith("/status/"):
             self.send(int(url.path.split("/")[-1]), b'{"status":true}')
+        elif url.path == "/test-jwks" and JWKS is not None:
+            self.send(200, JWKS)
         elif url.path == "/count":
             with lock:
                 self.send(200, json.dumps({"accepted": accepted[0]}).encode())
@@ -170,6 +174,10 @@ async def websocket_main(ready):
 
 
 def main():
+    global JWKS
+    if "--jwks" in sys.argv:
+        with open(sys.argv[sys.argv.index("--jwks") + 1], "rb") as handle:
+            JWKS = handle.read()
     http = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=http.serve_forever, daemon=True).start()
     ws_port = []

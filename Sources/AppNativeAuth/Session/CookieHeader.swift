@@ -48,18 +48,6 @@ public enum CookieHeader: Sendable {
         }
         return found
     }
-
-    /// The header value without the cookies called `name`; `nil` when nothing is left.
-    /// Used so the gateway's own session cookie never reaches the upstream.
-    public static func removing(_ name: String, from header: String) -> String? {
-        let kept = header.split(separator: ";").filter { pair in
-            let trimmed = pair.drop(while: { $0 == " " || $0 == "\t" })
-            guard let equals = trimmed.firstIndex(of: "=") else { return true }
-            return trimmed[..<equals].trimmingTrailingSpaces() != name
-        }
-        let joined = kept.map { $0.drop(while: { $0 == " " || $0 == "\t" }) }.joined(separator: "; ")
-        return joined.isEmpty ? nil : joined
-    }
 }
 
 extension Substring {

@@ -1,3 +1,5 @@
+public import AppNativeAuth
+public import AppNativeCrypto
 import AppNativeHTTP
 public import AppNativeProxy
 public import AppNativeServer
@@ -11,6 +13,7 @@ public struct GatewayConfiguration: Sendable {
     public var trustedProxies: TrustedProxies
     public var shutdownGracePeriod: Duration
     public var isAccessLogEnabled: Bool
+    public var identity: IdentityConfiguration
 
     /// The settings `serve` reads, in the order of the reference table.
     public static let settings: [Setting] = [
@@ -37,6 +40,26 @@ public struct GatewayConfiguration: Sendable {
         Setting("MAX_BODY_BYTES", default: "unlimited", section: "Limits", "Larger request bodies get 413 as soon as the size is known."),
         Setting("UPSTREAM_MAX_IDLE", default: "64", section: "Limits", "Idle upstream connections kept per event loop."),
         Setting("ACCESS_LOG", default: "true", section: "Operations", "One JSON line per request on standard output."),
+        Setting("ENTRA_TENANT_ID", section: "Entra ID", "Required. Tenant GUID (`common`, `organizations`, `consumers`, domains refused)."),
+        Setting("ENTRA_AUDIENCE", section: "Entra ID", "ID-token mode: the iOS app's client id(s), comma-separated."),
+        Setting("ENTRA_API_CLIENT_ID", section: "Entra ID", "Access-token mode: the API's client id (scope `access_as_user`). Set this or ENTRA_AUDIENCE."),
+        Setting("ENTRA_ALLOWED_AUDIENCES", section: "Entra ID", "Access-token mode: extra accepted `aud` values."),
+        Setting("ENTRA_AUTHORITY_HOST", default: "login.microsoftonline.com", section: "Entra ID", "Sovereign clouds: `login.microsoftonline.us`, `login.partner.microsoftonline.cn`."),
+        Setting("ENTRA_JWKS_URL", default: "https://{host}/{tenant}/discovery/v2.0/keys", section: "Entra ID", "Key-set URL (https; http only for loopback)."),
+        Setting("TOKEN_CACHE_SIZE", default: "10000", section: "Entra ID", "Verified tokens kept (LRU, keyed by SHA-256 of the token)."),
+        Setting("SESSION_SECRET", section: "Session cookie", secret: true, "HMAC secret (≥ 32 bytes). Unset: no cookies (token-only)."),
+        Setting("SESSION_SECRET_PREVIOUS", section: "Session cookie", secret: true, "Older secrets still accepted, comma-separated (rotation)."),
+        Setting("SESSION_COOKIE_NAME", default: "bms_session", section: "Session cookie", "Cookie name; `__Host-…` requires SESSION_SECURE=true."),
+        Setting("SESSION_MAX_AGE", default: "28800", section: "Session cookie", "Cookie lifetime, seconds."),
+        Setting("SESSION_SECURE", default: "true", section: "Session cookie", "`Secure` attribute."),
+        Setting("SESSION_SAME_SITE", default: "lax", section: "Session cookie", "`lax` or `strict`."),
+        Setting("IDENTITY_HEADERS", default: "gateway", section: "Identity", "`gateway`, `easyauth` (App Service) or `oauth2-proxy` header profile."),
+        Setting("PASS_AUTHORIZATION", default: "false", section: "Identity", "Keep `Authorization` on upstream requests (backends still checking tokens)."),
+        Setting("ASSERTION_KEYS", section: "Identity", secret: true, "PEM P-256 private key(s) signing `X-AppNative-Identity`; all published, the first signs. Unset: an ephemeral key (replicas disagree)."),
+        Setting("ASSERTION_AUDIENCE", default: "app-native-upstream", section: "Identity", "`aud` of the identity assertion."),
+        Setting("PUBLIC_PATHS", section: "Identity", "Path prefixes served without credentials, comma-separated."),
+        Setting("AUTH_PATH_PREFIX", default: "/.auth/", section: "Identity", "Prefix of the gateway's endpoints: me, session, logout, verify, jwks.json."),
+        Setting("ALLOWED_ORIGINS", section: "Identity", "Origins allowed for cookie-authenticated state changes and WebSocket handshakes (default: the request's own host)."),
     ]
 
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
@@ -108,6 +131,7 @@ public struct GatewayConfiguration: Sendable {
         }
         let grace = reader.duration("SHUTDOWN_GRACE_PERIOD", default: .seconds(25))
         let accessLog = reader.boolean("ACCESS_LOG", default: true)
+        let identity = IdentityConfiguration.read(&reader)
         try reader.finish()
         return GatewayConfiguration(
             server: server,
@@ -115,7 +139,106 @@ public struct GatewayConfiguration: Sendable {
             upstream: upstream,
             trustedProxies: trusted,
             shutdownGracePeriod: grace,
-            isAccessLogEnabled: accessLog
+            isAccessLogEnabled: accessLog,
+            identity: identity!
         )
+    }
+}
+
+/// The identity part of the configuration (Entra, cookie, headers, assertion, rules).
+public struct IdentityConfiguration: Sendable {
+    public var entra: EntraConfiguration
+    /// Overrides the JWKS download (dev identity provider, tests).
+    public var jwksFetcher: (any JWKSFetching)?
+    public var session: SessionCookieSettings?
+    public var tokenCacheSize: Int
+    public var profile: IdentityHeaders.Profile
+    public var passesAuthorization: Bool
+    public var assertionKeys: [P256SigningKey]
+    public var assertionAudience: String
+    public var publicPathPrefixes: [String]
+    public var authPathPrefix: String
+    public var allowedOrigins: [String]
+
+    /// Reads the identity settings; problems go to `reader`. `nil` only when problems were reported.
+    static func read(_ reader: inout EnvironmentReader) -> IdentityConfiguration? {
+        var entra: EntraConfiguration?
+        do {
+            entra = try EntraConfiguration.fromEnvironment(reader.environment)
+        } catch {
+            reader.report(Self.variable(in: error.reason, default: "ENTRA_TENANT_ID"), error.reason)
+        }
+        var session: SessionCookieSettings?
+        do {
+            session = try SessionCookieSettings.fromEnvironment(reader.environment)
+        } catch {
+            reader.report(Self.variable(in: error.reason, default: "SESSION_SECRET"), error.reason)
+        }
+        var profile = IdentityHeaders.Profile.gateway
+        if let text = reader.string("IDENTITY_HEADERS") {
+            if let parsed = IdentityHeaders.Profile(rawValue: text.lowercased()) {
+                profile = parsed
+            } else {
+                reader.report("IDENTITY_HEADERS", "must be gateway, easyauth or oauth2-proxy, got \(text.debugDescription)")
+            }
+        }
+        var keys = [P256SigningKey]()
+        if let text = reader.environment["ASSERTION_KEYS"], !text.isEmpty {
+            let pem = text.replacingOccurrences(of: "\\n", with: "\n")
+            for block in Self.pemBlocks(pem) {
+                do {
+                    keys.append(try P256SigningKey(pkcs8PEM: block))
+                } catch {
+                    reader.report("ASSERTION_KEYS", "each key must be a P-256 private key in PEM (\(error.code))")
+                }
+            }
+            if keys.isEmpty { reader.report("ASSERTION_KEYS", "contains no PEM private key") }
+        }
+        var prefix = reader.string("AUTH_PATH_PREFIX") ?? "/.auth/"
+        if !prefix.hasPrefix("/") { reader.report("AUTH_PATH_PREFIX", "must start with /") }
+        if !prefix.hasSuffix("/") { prefix += "/" }
+        let configuration = IdentityConfiguration(
+            entra: entra ?? Self.placeholderEntra,
+            jwksFetcher: nil,
+            session: session,
+            tokenCacheSize: reader.integer("TOKEN_CACHE_SIZE", default: 10_000, in: 0...10_000_000),
+            profile: profile,
+            passesAuthorization: reader.boolean("PASS_AUTHORIZATION", default: false),
+            assertionKeys: keys,
+            assertionAudience: reader.string("ASSERTION_AUDIENCE") ?? "app-native-upstream",
+            publicPathPrefixes: reader.list("PUBLIC_PATHS"),
+            authPathPrefix: prefix,
+            allowedOrigins: reader.list("ALLOWED_ORIGINS").map { $0.lowercased() }
+        )
+        return entra == nil ? nil : configuration
+    }
+
+    /// Never used: only stands in while a configuration error is being reported.
+    private static let placeholderEntra = try! EntraConfiguration(tenantID: "00000000-0000-4000-8000-000000000000", audiences: ["-"])
+
+    static func variable(in message: String, default fallback: String) -> String {
+        let names = ["ENTRA_API_CLIENT_ID", "ENTRA_AUDIENCE", "ENTRA_ALLOWED_AUDIENCES", "ENTRA_AUTHORITY_HOST", "ENTRA_JWKS_URL",
+                     "ENTRA_TENANT_ID", "SESSION_SECRET_PREVIOUS", "SESSION_SECRET", "SESSION_COOKIE_NAME", "SESSION_MAX_AGE",
+                     "SESSION_SECURE", "SESSION_SAME_SITE"]
+        if let named = names.first(where: { message.contains($0) }) { return named }
+        if message.contains("JWKS URL") { return "ENTRA_JWKS_URL" }
+        if message.contains("authority host") { return "ENTRA_AUTHORITY_HOST" }
+        if message.contains("audience") { return "ENTRA_AUDIENCE" }
+        return fallback
+    }
+
+    static func pemBlocks(_ text: String) -> [String] {
+        var blocks = [String]()
+        var current: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("-----BEGIN ") { current = [] }
+            current.append(Substring(trimmed))
+            if trimmed.hasPrefix("-----END ") {
+                blocks.append(current.joined(separator: "\n") + "\n")
+                current = []
+            }
+        }
+        return blocks
     }
 }

@@ -1,4 +1,6 @@
 public import AppNativeCore
+public import AppNativeAuth
+import AppNativeCrypto
 import AppNativeProxy
 public import AppNativeServer
 internal import CAppNativeLinux
@@ -12,12 +14,40 @@ public final class Gateway: Sendable {
     private let admin: HTTPServer
     private let logger: Logger
 
+    public let verifier: EntraTokenVerifier
+
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
         self.logger = logger
+        let identity = configuration.identity
+        let fetcher = try identity.jwksFetcher ?? HTTPJWKSFetcher(url: identity.entra.jwksURL)
+        let verifier = EntraTokenVerifier(
+            configuration: identity.entra,
+            fetcher: fetcher,
+            tokenCacheCapacity: identity.tokenCacheSize,
+            logger: logger,
+            metrics: metrics
+        )
+        self.verifier = verifier
+        let cookies = identity.session.map { SessionCookieCodec(settings: $0, tenantID: identity.entra.tenantID) }
+        var assertionKeys = identity.assertionKeys
+        if assertionKeys.isEmpty {
+            logger.warning("ASSERTION_KEYS is not set: signing identity assertions with an ephemeral key (replicas will not agree)")
+            assertionKeys = [try P256SigningKey.generate()]
+        }
+        let settings = IdentitySettings(
+            authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
+            assertions: IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience),
+            profile: identity.profile,
+            publicPathPrefixes: identity.publicPathPrefixes,
+            authPathPrefix: identity.authPathPrefix,
+            allowedOrigins: identity.allowedOrigins,
+            passesAuthorization: identity.passesAuthorization
+        )
+        let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
         server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
-            ProxyHandler(
+            let proxy = ProxyHandler(
                 loop: loop,
                 upstream: configuration.upstream,
                 trustedProxies: configuration.trustedProxies,
@@ -25,11 +55,13 @@ public final class Gateway: Sendable {
                 logger: logger,
                 metrics: metrics
             )
+            return GatewayHandler(proxy: proxy, settings: settings, metrics: identityMetrics, logger: logger)
         }
         var adminConfiguration = ServerConfiguration(listenAddress: configuration.adminAddress, eventLoops: 1)
         adminConfiguration.maxConnections = 256
         admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { _ in
-            AdminHandler(metrics: metrics, isReady: { true })
+            // Ready once the tenant's keys are loaded: before that every token would get 503.
+            AdminHandler(metrics: metrics, isReady: { verifier.keys.isLoaded })
         }
     }
 
@@ -39,6 +71,8 @@ public final class Gateway: Sendable {
     public func start() {
         server.start()
         admin.start()
+        let keys = verifier.keys
+        Task { await keys.refresh() }
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.

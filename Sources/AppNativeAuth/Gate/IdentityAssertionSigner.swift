@@ -1,0 +1,96 @@
+public import AppNativeCore
+public import AppNativeCrypto
+import AppNativeJSON
+
+/// Signs the identity assertion passed to upstreams: a short-lived ES256 JWT (issuer, audience,
+/// subject = oid, email, name, tenant, upn, auth method, iat, exp) that any JOSE library verifies
+/// with the keys the gateway publishes at its JWKS path.
+///
+/// Keys rotate: every configured key is published, the first one signs. ECDSA signing costs
+/// tens of microseconds, so an assertion is reused per identity while more than half of its
+/// lifetime is left.
+public final class IdentityAssertionSigner: Sendable {
+    public let issuer: String
+    public let audience: String
+    public let lifetime: Duration
+    private let keys: [(key: P256SigningKey, keyID: String)]
+    private let time: any TimeSource
+    private let cache: Locked<[String: (token: String, expiresAt: Double)]>
+    private static let cacheLimit = 50_000
+
+    public init(
+        keys: [P256SigningKey],
+        issuer: String = "app-native-gateway",
+        audience: String,
+        lifetime: Duration = .seconds(300),
+        time: any TimeSource = SystemTimeSource()
+    ) {
+        precondition(!keys.isEmpty, "at least one assertion key")
+        self.keys = keys.map { ($0, Self.thumbprint(of: $0.publicKey)) }
+        self.issuer = issuer
+        self.audience = audience
+        self.lifetime = lifetime
+        self.time = time
+        cache = Locked([:])
+    }
+
+    /// The assertion for `identity`, fresh or reused.
+    public func assertion(for identity: VerifiedIdentity) -> String {
+        let now = time.wallSeconds
+        let user = identity.user
+        let cacheKey = [user.tenantID, user.objectID, user.email, user.name ?? "", user.upn ?? "", identity.method.rawValue]
+            .joined(separator: "\u{1F}")
+        if let cached = cache.withLock({ $0[cacheKey] }), cached.expiresAt - now > lifetime.seconds / 2 {
+            return cached.token
+        }
+        let issuedAt = Int64(now)
+        let expiresAt = issuedAt + lifetime.components.seconds
+        var claims = JSONObject()
+        claims["iss"] = .string(issuer)
+        claims["aud"] = .string(audience)
+        claims["sub"] = .string(user.objectID)
+        claims["email"] = .string(user.email)
+        if let name = user.name { claims["name"] = .string(name) }
+        claims["tid"] = .string(user.tenantID)
+        if let upn = user.upn { claims["upn"] = .string(upn) }
+        if !user.roles.isEmpty { claims["roles"] = .array(user.roles.map(JSONValue.string)) }
+        claims["amr"] = .string(identity.method.rawValue)
+        claims["iat"] = .number(JSONNumber(issuedAt))
+        claims["exp"] = .number(JSONNumber(expiresAt))
+        let token: String
+        do {
+            token = try JWTSigner.sign(claims, with: .p256(keys[0].key, keyID: keys[0].keyID))
+        } catch {
+            preconditionFailure("ES256 signing with a validated key failed: \(error.code)")
+        }
+        cache.withLock { cache in
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[cacheKey] = (token, Double(expiresAt))
+        }
+        return token
+    }
+
+    /// The JWKS document with every configured public key (the signing one first).
+    public var jwksDocument: String {
+        let entries: [JSONValue] = keys.map { entry in
+            var jwk = JSONObject()
+            jwk["kty"] = .string("EC")
+            jwk["crv"] = .string("P-256")
+            jwk["x"] = .string(Base64URL.encode(entry.key.publicKey.x))
+            jwk["y"] = .string(Base64URL.encode(entry.key.publicKey.y))
+            jwk["kid"] = .string(entry.keyID)
+            jwk["use"] = .string("sig")
+            jwk["alg"] = .string("ES256")
+            return .object(jwk)
+        }
+        var document = JSONObject()
+        document["keys"] = .array(entries)
+        return JSONSerializer.string(.object(document))
+    }
+
+    /// RFC 7638 JWK thumbprint (SHA-256 over the required members in lexicographic order).
+    static func thumbprint(of key: P256PublicKey) -> String {
+        let canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(Base64URL.encode(key.x))\",\"y\":\"\(Base64URL.encode(key.y))\"}"
+        return Base64URL.encode(SHA256.hash(canonical))
+    }
+}

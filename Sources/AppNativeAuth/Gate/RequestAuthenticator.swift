@@ -1,0 +1,84 @@
+/// What the gateway answers when a request does not authenticate (auth.md §7): exact status,
+/// headers and body. The reason code is for logs only.
+public struct AuthRejection: Sendable, Equatable {
+    public let status: Int
+    public let headers: [HeaderField]
+    /// The contract's fixed `detail` text; never the reason.
+    public let detail: String
+    public let reason: String
+
+    public struct HeaderField: Sendable, Equatable {
+        public let name: String
+        public let value: String
+    }
+
+    static func invalidToken(_ error: AuthError) -> AuthRejection {
+        switch error.code {
+        case .keysUnavailable:
+            AuthRejection(status: 503, headers: [.init(name: "Retry-After", value: "30")],
+                          detail: "Sign-in is temporarily unavailable", reason: error.code.description)
+        case .scope:
+            AuthRejection(status: 403, headers: [], detail: "Missing scope", reason: error.code.description)
+        default:
+            AuthRejection(status: 401, headers: [.init(name: "WWW-Authenticate", value: "Bearer error=\"invalid_token\"")],
+                          detail: "Invalid token", reason: error.code.description)
+        }
+    }
+
+    /// No credential (or an invalid cookie): 401 with `WWW-Authenticate: Bearer`.
+    public static var notAuthenticatedPublic: AuthRejection { notAuthenticated }
+
+    static let notAuthenticated = AuthRejection(
+        status: 401, headers: [.init(name: "WWW-Authenticate", value: "Bearer")], detail: "Not authenticated",
+        reason: AuthError.Code.notAuthenticated.description
+    )
+
+    /// The authorization hook or policy refused a verified user.
+    public static let notAllowed = AuthRejection(status: 403, headers: [], detail: "Not allowed", reason: "not_allowed")
+}
+
+/// The outcome of credential resolution for one request.
+public enum AuthenticationOutcome: Sendable {
+    /// Verified. `refreshesCookie` is true for a bearer token (a fresh session cookie goes on the
+    /// response), false for the cookie path (cookie-only requests are never renewed).
+    case authenticated(VerifiedIdentity, refreshesCookie: Bool)
+    /// The token's key is being fetched: finish with `authenticate(token:)`.
+    case mustWait(token: String)
+    case rejected(AuthRejection)
+}
+
+/// Credential resolution of auth.md §1: a bearer token first (a valid cookie never rescues an
+/// invalid token), then the session cookie, then 401 — never a redirect.
+public final class RequestAuthenticator: Sendable {
+    public let verifier: EntraTokenVerifier
+    public let cookies: SessionCookieCodec?
+
+    public init(verifier: EntraTokenVerifier, cookies: SessionCookieCodec?) {
+        self.verifier = verifier
+        self.cookies = cookies
+    }
+
+    /// Resolves without waiting (event-loop fast path).
+    public func authenticateImmediately(authorization: String?, cookieHeaders: [String]) -> AuthenticationOutcome {
+        if let token = BearerCredential.token(fromAuthorization: authorization) {
+            switch verifier.verifyImmediately(token) {
+            case .verified(let identity): return .authenticated(identity, refreshesCookie: cookies != nil)
+            case .failed(let error): return .rejected(.invalidToken(error))
+            case .mustWait: return .mustWait(token: token)
+            }
+        }
+        guard let cookies, let identity = cookies.identity(fromCookieHeaders: cookieHeaders) else {
+            return .rejected(.notAuthenticated)
+        }
+        return .authenticated(identity, refreshesCookie: false)
+    }
+
+    /// Finishes a `.mustWait` resolution.
+    public func authenticate(token: String) async -> AuthenticationOutcome {
+        do {
+            return .authenticated(try await verifier.verify(token), refreshesCookie: cookies != nil)
+        } catch {
+            return .rejected(.invalidToken(error))
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import AppNativeAuth
+import AppNativeCore
+import AppNativeHTTP
+import AppNativeProxy
+import AppNativeServer
+import Foundation
+
+/// The gateway's request path on one loop: its own endpoints, public paths, authentication,
+/// the Origin rule, identity headers, then the proxy.
+final class GatewayHandler: HTTPExchangeHandler {
+    private let proxy: ProxyHandler
+    private let settings: IdentitySettings
+    private let metrics: IdentityMetrics
+    private let logger: Logger
+    /// Exchanges waiting for a key reload, by ticket (loop-owned).
+    private var waiting: [Int: (HTTPExchange, (VerifiedIdentity, Bool) -> Void)] = [:]
+    private var nextTicket = 0
+
+    init(proxy: ProxyHandler, settings: IdentitySettings, metrics: IdentityMetrics, logger: Logger) {
+        self.proxy = proxy
+        self.settings = settings
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    private var cookieName: String? { settings.authenticator.cookies?.settings.name }
+
+    func serve(_ exchange: HTTPExchange) {
+        let path = Self.path(of: exchange.request.target)
+        if path.hasPrefix(settings.authPathPrefix) {
+            serveEndpoint(String(path.dropFirst(settings.authPathPrefix.count)), exchange)
+            return
+        }
+        if isPublic(path) || isPreflight(exchange.request) {
+            forwardAnonymous(exchange)
+            return
+        }
+        authenticate(exchange) { [self] identity, refreshesCookie in
+            guard originAllowed(exchange, identity: identity) else {
+                metrics.outcome("rejected", reason: "origin")
+                exchange.respondJSONError(status: 403, detail: "Origin not allowed")
+                return
+            }
+            if refreshesCookie, let cookies = settings.authenticator.cookies {
+                exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
+            }
+            proxy.forward(
+                exchange,
+                extraHeaders: identityHeaders(identity),
+                strippedCookie: cookieName,
+                keepsAuthorization: settings.passesAuthorization
+            )
+        }
+    }
+
+    func exchangeDidEnd(_ exchange: HTTPExchange) {
+        proxy.exchangeDidEnd(exchange)
+    }
+
+    // MARK: Authentication
+
+    /// Resolves credentials; on success calls `next` on this loop, otherwise answers the rejection.
+    private func authenticate(_ exchange: HTTPExchange, next: @escaping (VerifiedIdentity, Bool) -> Void) {
+        let headers = exchange.request.headers
+        let outcome = settings.authenticator.authenticateImmediately(
+            authorization: headers.first("Authorization"),
+            cookieHeaders: headers.values("Cookie")
+        )
+        if case .mustWait(let token) = outcome {
+            // The token's kid is unknown: wait for the shared JWKS reload off the loop, then
+            // continue on it. The exchange and its continuation stay in this loop's table; only
+            // a ticket number and the outcome cross threads.
+            metrics.waits.increment()
+            nextTicket += 1
+            let ticket = nextTicket
+            waiting[ticket] = (exchange, next)
+            let handler = LoopBound(self)
+            let loop = exchange.loop
+            let authenticator = settings.authenticator
+            Task {
+                let resolved = await authenticator.authenticate(token: token)
+                loop.execute { handler.value.resume(ticket: ticket, with: resolved) }
+            }
+            return
+        }
+        finish(outcome, exchange, next)
+    }
+
+    private func resume(ticket: Int, with outcome: AuthenticationOutcome) {
+        guard let (exchange, next) = waiting.removeValue(forKey: ticket), !exchange.isAborted else { return }
+        finish(outcome, exchange, next)
+    }
+
+    private func finish(_ outcome: AuthenticationOutcome, _ exchange: HTTPExchange, _ next: (VerifiedIdentity, Bool) -> Void) {
+        switch outcome {
+        case .authenticated(let identity, let refreshesCookie):
+            metrics.outcome("authenticated", reason: identity.method.rawValue)
+            exchange.logFields["user.oid"] = identity.user.objectID
+            exchange.logFields["auth.method"] = identity.method.rawValue
+            next(identity, refreshesCookie)
+        case .rejected(let rejection):
+            metrics.outcome("rejected", reason: rejection.reason)
+            exchange.logFields["auth.reason"] = rejection.reason
+            reject(exchange, rejection)
+        case .mustWait:
+            preconditionFailure("resolved outcomes never wait")
+        }
+    }
+
+    private func reject(_ exchange: HTTPExchange, _ rejection: AuthRejection) {
+        var headers = HTTPHeaders()
+        for field in rejection.headers { headers.add(name: field.name, value: field.value) }
+        exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
+    }
+
+    private func identityHeaders(_ identity: VerifiedIdentity) -> HTTPHeaders {
+        let user = identity.user
+        return IdentityHeaders.headers(
+            profile: settings.profile,
+            objectID: user.objectID,
+            email: user.email,
+            name: user.name,
+            upn: user.upn,
+            tenantID: user.tenantID,
+            method: identity.method.rawValue,
+            roles: user.roles,
+            assertion: settings.assertions.assertion(for: identity)
+        )
+    }
+
+    private func forwardAnonymous(_ exchange: HTTPExchange) {
+        proxy.forward(exchange, extraHeaders: HTTPHeaders(), strippedCookie: cookieName, keepsAuthorization: settings.passesAuthorization)
+    }
+
+    // MARK: Rules
+
+    private func isPublic(_ path: String) -> Bool {
+        settings.publicPathPrefixes.contains { path.hasPrefix($0) }
+            || path == "/.well-known/apple-app-site-association"
+    }
+
+    /// A CORS preflight carries no credentials by definition (Fetch standard §4.8).
+    private func isPreflight(_ request: HTTPRequestHead) -> Bool {
+        request.method == "OPTIONS" && request.headers.contains("Origin") && request.headers.contains("Access-Control-Request-Method")
+    }
+
+    /// Cookie-authenticated state changes and WebSocket handshakes must come from an allowed
+    /// Origin: SameSite=Lax does not stop sibling subdomains (auth.md §11).
+    private func originAllowed(_ exchange: HTTPExchange, identity: VerifiedIdentity) -> Bool {
+        guard identity.method == .cookie else { return true }
+        let request = exchange.request
+        let changesState = ["POST", "PUT", "PATCH", "DELETE"].contains(request.method)
+        let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
+        guard changesState || isWebSocket else { return true }
+        guard let origin = request.headers.first("Origin")?.lowercased() else { return false }
+        if settings.allowedOrigins.isEmpty {
+            guard let host = request.headers.first("Host")?.lowercased() else { return false }
+            return origin == "https://" + host || origin == "http://" + host
+        }
+        return settings.allowedOrigins.contains(origin)
+    }
+
+    // MARK: Endpoints
+
+    private func serveEndpoint(_ name: String, _ exchange: HTTPExchange) {
+        switch name {
+        case "jwks.json":
+            exchange.respond(
+                status: 200,
+                headers: ["Content-Type": "application/json", "Cache-Control": "max-age=300"],
+                body: Array(settings.assertions.jwksDocument.utf8)
+            )
+        case "logout":
+            var headers: HTTPHeaders = ["Cache-Control": "no-store"]
+            if let cookies = settings.authenticator.cookies {
+                headers.add(name: "Set-Cookie", value: cookies.clearCookieHeader())
+            }
+            exchange.respond(status: 204, headers: headers)
+        case "session":
+            guard BearerCredential.token(fromAuthorization: exchange.request.headers.first("Authorization")) != nil else {
+                reject(exchange, AuthRejectionTable.notAuthenticated)
+                return
+            }
+            guard let cookies = settings.authenticator.cookies else {
+                exchange.respondJSONError(status: 404, detail: "Sessions are not configured")
+                return
+            }
+            authenticate(exchange) { identity, _ in
+                exchange.respond(status: 204, headers: [
+                    "Set-Cookie": cookies.setCookieHeader(for: identity.user), "Cache-Control": "no-store",
+                ])
+            }
+        case "me":
+            authenticate(exchange) { [self] identity, refreshesCookie in
+                if refreshesCookie, let cookies = settings.authenticator.cookies {
+                    exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
+                }
+                exchange.respond(
+                    status: 200,
+                    headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                    body: Array(Self.meDocument(identity).utf8)
+                )
+            }
+        case "verify":
+            // Forward-auth (nginx auth_request, Traefik ForwardAuth, Caddy forward_auth):
+            // 200 with the identity headers, or the rejection.
+            authenticate(exchange) { [self] identity, _ in
+                var headers = identityHeaders(identity)
+                headers.add(name: "Cache-Control", value: "no-store")
+                headers.add(name: "Content-Length", value: "0")
+                exchange.respond(status: 200, headers: headers)
+            }
+        default:
+            exchange.respondJSONError(status: 404, detail: "Not Found")
+        }
+    }
+
+    static func meDocument(_ identity: VerifiedIdentity) -> String {
+        let user = identity.user
+        var fields = [
+            "\"oid\":" + JSONErrorBody.quotedString(user.objectID),
+            "\"email\":" + JSONErrorBody.quotedString(user.email),
+            "\"tenant_id\":" + JSONErrorBody.quotedString(user.tenantID),
+            "\"auth_method\":" + JSONErrorBody.quotedString(identity.method.rawValue),
+            "\"expires_at\":\(Int64(identity.expiresAt))",
+        ]
+        if let name = user.name { fields.append("\"name\":" + JSONErrorBody.quotedString(name)) }
+        if let upn = user.upn { fields.append("\"upn\":" + JSONErrorBody.quotedString(upn)) }
+        if !user.roles.isEmpty { fields.append("\"roles\":[" + user.roles.map(JSONErrorBody.quotedString).joined(separator: ",") + "]") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    static func path(of target: String) -> String {
+        guard let query = target.firstIndex(of: "?") else { return target }
+        return String(target[..<query])
+    }
+}
+
+/// Rejections the gateway's endpoints use directly.
+enum AuthRejectionTable {
+    static let notAuthenticated = AuthRejection.notAuthenticatedPublic
+}
+
+@available(*, unavailable, message: "loop-owned")
+extension GatewayHandler: Sendable {}

@@ -1,0 +1,35 @@
+public import AppNativeAuth
+import AppNativeCore
+import AppNativeHTTP
+public import AppNativeProxy
+import AppNativeServer
+
+/// The identity settings and shared services of the request path (Sendable, shared by every loop).
+public struct IdentitySettings: Sendable {
+    public var authenticator: RequestAuthenticator
+    public var assertions: IdentityAssertionSigner
+    public var profile: IdentityHeaders.Profile
+    /// Path prefixes served without credentials (forged identity headers are still removed).
+    public var publicPathPrefixes: [String]
+    /// Where the gateway's own endpoints live (`me`, `session`, `logout`, `verify`, `jwks.json`).
+    public var authPathPrefix: String
+    /// Origins accepted for cookie-authenticated state changes and WebSocket handshakes;
+    /// empty: the request's own origin (its Host) only.
+    public var allowedOrigins: [String]
+    public var passesAuthorization: Bool
+}
+
+/// Counters of the identity layer, by outcome; labels are reason codes, never request data.
+final class IdentityMetrics: Sendable {
+    private let registry: MetricsRegistry
+    let waits: Counter
+
+    init(registry: MetricsRegistry) {
+        self.registry = registry
+        waits = registry.counter("auth.key_waits", help: "Requests that waited for a JWKS reload")
+    }
+
+    func outcome(_ result: String, reason: String) {
+        registry.counter("auth.outcomes", labels: ["result": result, "reason": reason], help: "Authentication outcomes").increment()
+    }
+}

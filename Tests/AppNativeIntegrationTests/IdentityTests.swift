@@ -1,0 +1,183 @@
+import AppNativeDevPeers
+import AppNativeHTTP
+import AppNativeTesting
+import Foundation
+import Testing
+
+/// Identity at the gateway (auth.md §1, §2, §7, §8) through the real gateway and upstream.
+@Suite("Identity at the gateway", .serialized)
+struct IdentityTests {
+    static let protected = ["PUBLIC_PATHS": "/public"]
+
+    static func token(lifetime: Duration = .seconds(3600)) throws -> String {
+        try ProxyFixture.devProvider().token(issuedAt: Date().timeIntervalSince1970, lifetime: lifetime)
+    }
+
+    static func header(_ response: RawHTTPClient.Response, _ name: String) -> String? {
+        response.head.headers.first(name)
+    }
+
+    @Test("no credential: 401 Not authenticated with WWW-Authenticate: Bearer, never a redirect")
+    func noCredential() async throws {
+        let fixture = try await ProxyFixture.start(Self.protected)
+        defer { fixture.stop() }
+        let port = fixture.port
+        let response = try await blocking { try RawHTTPClient.get(port: port, "/echo") }
+        #expect(response.status == 401)
+        #expect(Self.header(response, "WWW-Authenticate") == "Bearer")
+        #expect(response.bodyText == #"{"detail":"Not authenticated"}"#)
+        #expect(Self.header(response, "Location") == nil)
+        let publicResponse = try await blocking { try RawHTTPClient.get(port: port, "/public/x") }
+        #expect(publicResponse.status == 404)  // reached the upstream, which has no such route
+    }
+
+    @Test("an invalid token: 401 invalid_token, and a valid cookie does not rescue it")
+    func invalidToken() async throws {
+        let fixture = try await ProxyFixture.start(Self.protected)
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try Self.token()
+        let signedIn = try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: ["Authorization": "Bearer \(token)"]) }
+        let cookie = try #require(Self.header(signedIn, "Set-Cookie")?.split(separator: ";").first.map(String.init))
+        for authorization in ["Bearer garbage", "Bearer", "Bearer " + token.dropLast(3) + "abc"] {
+            let response = try await blocking {
+                try RawHTTPClient.get(port: port, "/echo", headers: ["Authorization": authorization, "Cookie": cookie])
+            }
+            #expect(response.status == 401, "\(authorization.prefix(12))")
+            #expect(Self.header(response, "WWW-Authenticate") == #"Bearer error="invalid_token""#)
+            #expect(response.bodyText == #"{"detail":"Invalid token"}"#)
+            #expect(Self.header(response, "Set-Cookie") == nil)
+        }
+    }
+
+    @Test("a valid token: identity headers reach the upstream, forged ones never do, a fresh cookie comes back")
+    func validToken() async throws {
+        let fixture = try await ProxyFixture.start(Self.protected)
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try Self.token()
+        var forged = [String: String]()
+        for name in ["X-AppNative-User-Id", "X-AppNative-User-Email", "X-MS-CLIENT-PRINCIPAL", "X-MS-CLIENT-PRINCIPAL-ID",
+                     "X-Forwarded-User", "X-Forwarded-Email", "X-Forwarded-Preferred-Username", "X-Auth-Request-User",
+                     "X-Auth-Request-Email", "Remote-User", "X-Remote-User", "X-Goog-Authenticated-User-Email", "x-appnative-identity"] {
+            forged[name] = "mallory"
+        }
+        forged["X_Forwarded_User"] = "mallory"
+        forged["X-Forwarded_Email"] = "mallory"
+        forged["Authorization"] = "Bearer \(token)"
+        forged["Cookie"] = "theme=dark; bms_session=forged-value; lang=en"
+        let forgedHeaders = forged
+        let response = try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: forgedHeaders) }
+        #expect(response.status == 200)
+        let headers = try ProxyFixture.echoedHeaders(response)
+        #expect(!headers.contains { $0.1.contains("mallory") }, "a forged identity header reached the upstream: \(headers.filter { $0.1.contains("mallory") })")
+        func value(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
+        #expect(value("x-appnative-user-id") == DevIdentityProvider.User().objectID)
+        #expect(value("x-appnative-user-email") == "dev.user@example.com")
+        #expect(value("x-appnative-tenant-id") == DevIdentityProvider.tenantID)
+        #expect(value("x-appnative-auth-method") == "token")
+        #expect(value("authorization") == nil)
+        #expect(value("cookie") == "theme=dark; lang=en")
+        // An independent decoder (Python's urllib) restores the non-ASCII name.
+        let encodedName = try #require(value("x-appnative-user-name"))
+        let decoded = try await ProcessRunner.run(ProcessRunner.python, ["-c", "import sys, urllib.parse; print(urllib.parse.unquote(sys.argv[1]))", encodedName])
+        #expect(decoded.stdout.trimmingCharacters(in: .newlines) == "Zoë Müller-Łukasz")
+        // The cookie of auth.md §8.3.
+        let setCookie = try #require(Self.header(response, "Set-Cookie"))
+        let attributes = Set(setCookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        #expect(setCookie.hasPrefix("bms_session=ey"))
+        #expect(attributes == ["httponly", "max-age=28800", "path=/", "samesite=lax"])
+        // The assertion verifies with PyJWT against the gateway's JWKS.
+        let assertion = try #require(value("x-appnative-identity"))
+        let jwks = try await blocking { try RawHTTPClient.get(port: port, "/.auth/jwks.json") }
+        let verified = try await ProcessRunner.run(ProcessRunner.python, [
+            ProxyFixture.root + "/Tests/Peers/pyjwt_peer.py", "verify-es256", "--jwks", jwks.bodyText, "--token", assertion,
+            "--audience", "app-native-upstream",
+        ])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout.contains(DevIdentityProvider.User().objectID))
+        #expect(verified.stdout.contains("Zoë Müller-Łukasz"))
+    }
+
+    @Test("cookie-only requests pass without renewal; state changes need an allowed Origin")
+    func cookiePath() async throws {
+        let fixture = try await ProxyFixture.start(Self.protected)
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try Self.token()
+        let session = try await blocking { () -> RawHTTPClient.Response in
+            let client = try RawHTTPClient(port: port)
+            try client.send("POST /.auth/session HTTP/1.1\r\nHost: gw.test\r\nAuthorization: Bearer \(token)\r\nContent-Length: 0\r\n\r\n")
+            return try client.readResponse(to: "POST")
+        }
+        #expect(session.status == 204)
+        let cookie = try #require(Self.header(session, "Set-Cookie")?.split(separator: ";").first.map(String.init))
+        let read = try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: ["Cookie": cookie]) }
+        #expect(read.status == 200)
+        #expect(Self.header(read, "Set-Cookie") == nil)
+        #expect(try ProxyFixture.echoedHeaders(read).first { $0.0 == "x-appnative-auth-method" }?.1 == "cookie")
+        func post(_ origin: String?) async throws -> Int {
+            try await blocking {
+                let client = try RawHTTPClient(port: port)
+                var request = "POST /echo HTTP/1.1\r\nHost: gw.test\r\nCookie: \(cookie)\r\nContent-Length: 2\r\n"
+                if let origin { request += "Origin: \(origin)\r\n" }
+                try client.send(request + "\r\nhi")
+                return try client.readResponse(to: "POST").status
+            }
+        }
+        #expect(try await post(nil) == 403)
+        #expect(try await post("https://evil.example") == 403)
+        #expect(try await post("https://gw.test") == 200)
+        let me = try await blocking { try RawHTTPClient.get(port: port, "/.auth/me", headers: ["Cookie": cookie]) }
+        #expect(me.status == 200)
+        #expect(me.bodyText.contains("\"auth_method\":\"cookie\""))
+        let logout = try await blocking { try RawHTTPClient.get(port: port, "/.auth/logout") }
+        #expect(logout.status == 204)
+        #expect(Self.header(logout, "Set-Cookie")?.contains("Max-Age=0") == true)
+        let verify = try await blocking { try RawHTTPClient.get(port: port, "/.auth/verify", headers: ["Cookie": cookie]) }
+        #expect(verify.status == 200)
+        #expect(Self.header(verify, "X-AppNative-User-Email") == "dev.user@example.com")
+        let denied = try await blocking { try RawHTTPClient.get(port: port, "/.auth/verify") }
+        #expect(denied.status == 401)
+    }
+
+    @Test("keys unavailable: 503 with Retry-After: 30")
+    func keysUnavailable() async throws {
+        let fixture = try await ProxyFixture.start(Self.protected.merging(["ENTRA_JWKS_URL": "http://127.0.0.1:9/keys"]) { $1 })
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try Self.token()
+        let response = try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: ["Authorization": "Bearer \(token)"]) }
+        #expect(response.status == 503)
+        #expect(Self.header(response, "Retry-After") == "30")
+        #expect(response.bodyText == #"{"detail":"Sign-in is temporarily unavailable"}"#)
+    }
+
+    @Test("Easy Auth and oauth2-proxy profiles decode as those systems send them")
+    func profiles() async throws {
+        let token = try Self.token()
+        for profile in ["easyauth", "oauth2-proxy"] {
+            let fixture = try await ProxyFixture.start(Self.protected.merging(["IDENTITY_HEADERS": profile]) { $1 })
+            defer { fixture.stop() }
+            let port = fixture.port
+            let response = try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: ["Authorization": "Bearer \(token)"]) }
+            let headers = try ProxyFixture.echoedHeaders(response)
+            func value(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
+            if profile == "easyauth" {
+                let principal = try #require(value("x-ms-client-principal"))
+                let decoded = try await ProcessRunner.run(ProcessRunner.python, ["-c", """
+                    import base64, json, sys
+                    p = json.loads(base64.b64decode(sys.argv[1]))
+                    claims = {c["typ"]: c["val"] for c in p["claims"]}
+                    print(p["auth_typ"], claims["http://schemas.microsoft.com/identity/claims/objectidentifier"], claims["name"])
+                    """, principal])
+                #expect(decoded.stdout.trimmingCharacters(in: .newlines) == "aad \(DevIdentityProvider.User().objectID) Zoë Müller-Łukasz", "\(decoded.stderr)")
+                #expect(value("x-ms-client-principal-id") == DevIdentityProvider.User().objectID)
+                #expect(value("x-ms-client-principal-idp") == "aad")
+            } else {
+                #expect(value("x-forwarded-user") == DevIdentityProvider.User().objectID)
+                #expect(value("x-forwarded-email") == "dev.user@example.com")
+            }
+        }
+    }
+}
