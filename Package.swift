@@ -51,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "AppNativeDevPeers",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth"]
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeHTTP", "AppNativeServer"]
         ),
         .target(
             name: "AppNativeGateway",

@@ -6,6 +6,8 @@ import Glibc
 public final class GatewayProcess: Sendable {
     public let port: Int
     public let adminPort: Int
+    /// Standard output up to and including the ready line (the `dev` walk-through).
+    public let output: [String]
     private let child: ChildProcess
     private let stderrFile: String
 
@@ -13,20 +15,23 @@ public final class GatewayProcess: Sendable {
         public let description: String
     }
 
-    public static func start(environment: [String: String]) async throws -> GatewayProcess {
+    /// Starts `app-native-gateway <command>` (`serve`, or `dev` for the `make run` setup).
+    public static func start(command: String = "serve", environment: [String: String]) async throws -> GatewayProcess {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try GatewayProcess(environment: environment) })
+                continuation.resume(with: Result { try GatewayProcess(command: command, environment: environment) })
             }
         }
     }
 
-    private init(environment: [String: String]) throws {
+    private init(command: String, environment: [String: String]) throws {
         var env = ["PATH": "/usr/bin:/bin", "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "ACCESS_LOG": "false"]
         env.merge(environment) { $1 }
         stderrFile = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString).log").path
-        child = try ChildProcess([GatewayExecutable.path, "serve"], environment: env, stderrFile: stderrFile)
+        child = try ChildProcess([GatewayExecutable.path, command], environment: env, stderrFile: stderrFile)
+        var output = [String]()
         while let line = child.readLine() {
+            output.append(line)
             guard line.hasPrefix("app-native-gateway ready ") else { continue }
             var fields = [String: String]()
             for part in line.split(separator: " ") {
@@ -39,6 +44,7 @@ public final class GatewayProcess: Sendable {
             else { break }
             self.port = port
             self.adminPort = adminPort
+            self.output = output
             return
         }
         let log = (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? ""

@@ -1,23 +1,75 @@
+import AppNativeAuth
 import AppNativeCore
+import AppNativeCrypto
 import AppNativeDevPeers
+import AppNativeServer
+import Foundation
+import Glibc
 
-/// `dev`: what `make run` shows until the gateway serves (later issues start the gateway here).
+/// `dev` (what `make run` starts): the gateway on its embedded dev default — the dev identity
+/// provider's keys, the dev session secret and assertion key from keys/dev, and a built-in demo
+/// upstream — plus a dev token and a walk-through. DEV KEYS ONLY; Ctrl-C stops everything.
 enum DevCommand {
     static func run(environment: [String: String]) throws -> ExitCode {
-        let provider = try DevKeyLocator.devIdentityProvider(environment: environment)
+        guard let root = DevKeyLocator.repositoryRoot(environment: environment) else {
+            throw ArgumentList.UsageError(description: "keys/dev not found; run from the repository or set APPNATIVE_REPOSITORY_ROOT")
+        }
+        let provider = try DevIdentityProvider.load(repositoryRoot: root)
+        let upstream = try HTTPServer(
+            configuration: ServerConfiguration(listenAddress: try SocketAddress(parsing: "127.0.0.1:0"), eventLoops: 1),
+            metrics: MetricsRegistry()
+        ) { _ in DemoUpstreamHandler() }
+        upstream.start()
+
+        var env = environment
+        let defaults = [
+            "LISTEN": "127.0.0.1:8080", "ADMIN_LISTEN": "127.0.0.1:9090", "EVENT_LOOPS": "2",
+            "UPSTREAM_URL": "http://\(upstream.boundAddress)",
+            "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
+            "SESSION_SECRET": try String(contentsOfFile: root + "/keys/dev/session-secret.txt", encoding: .utf8),
+            "SESSION_SECURE": "false",
+            "ASSERTION_KEYS": try String(contentsOfFile: root + "/keys/dev/assertion-dev-p256.pem", encoding: .utf8),
+        ]
+        for (key, value) in defaults where env[key] == nil { env[key] = value }
+        var configuration: GatewayConfiguration
+        do {
+            configuration = try GatewayConfiguration.fromEnvironment(env)
+        } catch {
+            for problem in error.problems { CommandOutput.printError("configuration: \(problem.variable): \(problem.message)") }
+            return .usage
+        }
+        configuration.identity.jwksFetcher = InMemoryJWKSFetcher(document: provider.jwksDocument)
+        let gateway = try Gateway(configuration: configuration, logger: Logger())
+        gateway.start()
         let token = try provider.token(issuedAt: SystemTimeSource().wallSeconds)
-        print("""
-            app-native-gateway \(GatewayVersion.current) (dev setup — DEV KEYS ONLY)
+        let base = "http://\(gateway.listenAddress)"
+        var banner = """
+            app-native-gateway \(GatewayVersion.current) — dev setup (DEV KEYS ONLY, never in production)
 
-            dev tenant:    \(DevIdentityProvider.tenantID)
-            dev audience:  \(DevIdentityProvider.audience)
-            dev token (valid 1 h, signed with keys/dev/entra-dev-rsa.pem):
+            gateway      \(base)          (admin: http://\(gateway.adminAddress)/metrics)
+            upstream     http://\(upstream.boundAddress)   (built-in demo: shows the identity it receives)
+            tenant       \(DevIdentityProvider.tenantID)   audience \(DevIdentityProvider.audience)
 
-            \(token)
+            A dev token (1 h, signed with keys/dev/entra-dev-rsa.pem):
+              export TOKEN=\(token)
 
-            try it:
+            Try:
+              curl -i \(base)/hello                                   # 401: no credential
+              curl -s \(base)/hello -H "Authorization: Bearer $TOKEN" # the upstream sees the verified identity
+              curl -si -X POST \(base)/.auth/session -H "Authorization: Bearer $TOKEN" -c cookies.txt   # token → cookie
+              curl -s \(base)/.auth/me -b cookies.txt                 # signed in by the cookie alone
+              curl -s \(base)/.auth/jwks.json                         # keys that verify X-AppNative-Identity
               echo "$TOKEN" | .build/debug/app-native-gateway token verify --dev
-            """)
+
+            Ctrl-C stops everything.
+
+            """
+        banner.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress) upstream=\(upstream.boundAddress)\n"
+        line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        _ = ProcessSignals.wait()
+        gateway.shutdown()
+        upstream.shutdown(gracePeriod: .milliseconds(200))
         return .success
     }
 }
