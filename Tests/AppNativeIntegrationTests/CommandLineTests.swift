@@ -96,3 +96,45 @@ struct CommandLineTests {
         #expect(try Self.json(wrongSecret.stdout)["reason"] == .string("signature"))
     }
 }
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test("docs/configuration.md is exactly `config reference`")
+    func referenceMatchesDocs() async throws {
+        let output = try await CommandLineTests.run(["config", "reference"])
+        #expect(output.status == 0)
+        let committed = try String(contentsOfFile: CommandLineTests.root + "/docs/configuration.md", encoding: .utf8)
+        #expect(output.stdout == committed, "run `app-native-gateway config reference > docs/configuration.md`")
+    }
+
+    @Test("every problem is reported at once, each naming its variable; exit code 2")
+    func problemsNameTheirVariables() async throws {
+        let output = try await CommandLineTests.run(["config", "check"], environment: [
+            "UPSTREAM_URL": "ftp://x", "ENTRA_TENANT_ID": "common", "ENTRA_AUDIENCE": "app", "MAX_CONNECTIONS": "zero",
+            "SESSION_SECRET": "short", "IDENTITY_HEADERS": "bogus", "LISTEN": "nowhere",
+        ])
+        #expect(output.status == 2)
+        for variable in ["UPSTREAM_URL", "ENTRA_TENANT_ID", "MAX_CONNECTIONS", "SESSION_SECRET", "IDENTITY_HEADERS", "LISTEN"] {
+            #expect(output.stderr.contains("configuration: \(variable):"), "\(variable) not reported:\n\(output.stderr)")
+        }
+        #expect(!output.stderr.contains("short"), "a secret value was echoed")
+    }
+
+    @Test("a --config file provides settings; the environment wins")
+    func configFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString).conf")
+        try """
+            # dev settings
+            UPSTREAM_URL=http://127.0.0.1:9
+            ENTRA_TENANT_ID=d0d0d0d0-0000-4000-8000-00000000de01
+            ENTRA_AUDIENCE=app
+            MAX_CONNECTIONS=zero
+            """.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let bad = try await CommandLineTests.run(["config", "check", "--config", file.path])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("MAX_CONNECTIONS"))
+        let fixed = try await CommandLineTests.run(["config", "check", "--config", file.path], environment: ["MAX_CONNECTIONS": "100"])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+    }
+}

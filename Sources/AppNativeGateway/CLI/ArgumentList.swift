@@ -44,7 +44,7 @@ struct ArgumentList: Sendable {
 
     /// Fails when an option outside `known` was given (typos must not be ignored).
     func checkOnly(_ known: Set<String>) throws(UsageError) {
-        let unknown = Set(options.keys).union(switches).subtracting(known)
+        let unknown = Set(options.keys).union(switches).subtracting(known.union(["config"]))
         if let first = unknown.sorted().first { throw UsageError(description: "unknown option --\(first)") }
     }
 }

@@ -13,6 +13,9 @@ public enum CommandLineTool: Sendable {
           dev                                       print a dev token and the dev setup (make run)
         \(TokenCommand.usage.indented)
         \(CookieCommand.usage.indented)
+        \(ConfigCommand.usage.indented)
+
+        options: --config FILE   read KEY=value settings from FILE (the environment wins)
 
         exit codes: 0 ok/valid, 1 credential invalid, 2 usage or configuration error, 3 keys unavailable
         """
@@ -41,6 +44,10 @@ public enum CommandLineTool: Sendable {
     public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
         do {
             let parsed = try ArgumentList(arguments, switchNames: ["dev", "help"])
+            var environment = environment
+            if let file = parsed.value("config") {
+                environment = try ConfigFile.load(file).merging(environment) { _, fromEnvironment in fromEnvironment }
+            }
             let code: ExitCode
             switch parsed.positional.first {
             case "version":
@@ -48,6 +55,8 @@ public enum CommandLineTool: Sendable {
                 code = .success
             case "token":
                 code = try await TokenCommand.run(parsed, environment: environment)
+            case "config":
+                code = try ConfigCommand.run(parsed, environment: environment)
             case "cookie":
                 code = try CookieCommand.run(parsed, environment: environment)
             case "serve":

@@ -217,6 +217,8 @@ public struct IdentityConfiguration: Sendable {
     private static let placeholderEntra = try! EntraConfiguration(tenantID: "00000000-0000-4000-8000-000000000000", audiences: ["-"])
 
     static func variable(in message: String, default fallback: String) -> String {
+        if message.contains("not configured") { return "ENTRA_TENANT_ID" }
+        if message.contains("set one, not both") { return "ENTRA_AUDIENCE" }
         let names = ["ENTRA_API_CLIENT_ID", "ENTRA_AUDIENCE", "ENTRA_ALLOWED_AUDIENCES", "ENTRA_AUTHORITY_HOST", "ENTRA_JWKS_URL",
                      "ENTRA_TENANT_ID", "SESSION_SECRET_PREVIOUS", "SESSION_SECRET", "SESSION_COOKIE_NAME", "SESSION_MAX_AGE",
                      "SESSION_SECURE", "SESSION_SAME_SITE"]
