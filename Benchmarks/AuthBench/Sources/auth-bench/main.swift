@@ -93,6 +93,13 @@ let cookieRead = measure("cookie", seconds: seconds) {
 }
 print("cookie_verify_ns \(String(format: "%.0f", cookieRead.nsPerCall))")
 
+// 3b. The same without the verified-cookie cache: header scan, HMAC, JSON, claims every time.
+let uncachedCodec = SessionCookieCodec(settings: settings, tenantID: tenant, time: time, cacheCapacity: 0)
+let cookieUncached = measure("cookie-uncached", seconds: seconds) {
+    guard uncachedCodec.identity(fromCookieHeaders: cookieHeader) != nil else { fatalError("cookie rejected") }
+}
+print("cookie_uncached_ns \(String(format: "%.0f", cookieUncached.nsPerCall))")
+
 // 4. Raw RSA verify alone (what `openssl speed` measures), for the overhead split.
 let signingInput = Array(token.split(separator: ".").prefix(2).joined(separator: ".").utf8)
 let signature = Base64URL.decode(token.split(separator: ".")[2])!
