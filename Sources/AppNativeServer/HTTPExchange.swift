@@ -216,6 +216,13 @@ public final class HTTPExchange {
         onAbort = nil
     }
 
+    /// Whether this exchange still owns its connection: the response is streaming, or it became a
+    /// tunnel (101) that is still open.
+    public var holdsConnection: Bool {
+        guard connection != nil, !isAbortedState else { return false }
+        return responseState != .finished || responseStatus == 101
+    }
+
     /// Whether the response head was sent (an error can then only close the connection).
     public var hasResponseStartedPublic: Bool { responseState != .notStarted }
 

@@ -59,6 +59,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("ASSERTION_AUDIENCE", default: "app-native-upstream", section: "Identity", "`aud` of the identity assertion."),
         Setting("PUBLIC_PATHS", section: "Identity", "Path prefixes served without credentials, comma-separated."),
         Setting("AUTH_PATH_PREFIX", default: "/.auth/", section: "Identity", "Prefix of the gateway's endpoints: me, session, logout, verify, jwks.json."),
+        Setting("CREDENTIAL_EXPIRY_GRACE", default: "30", section: "Identity", "Seconds after a credential's expiry at which its WebSocket tunnel or event stream is closed."),
         Setting("ALLOWED_ORIGINS", section: "Identity", "Origins allowed for cookie-authenticated state changes and WebSocket handshakes (default: the request's own host)."),
     ]
 
@@ -159,6 +160,7 @@ public struct IdentityConfiguration: Sendable {
     public var publicPathPrefixes: [String]
     public var authPathPrefix: String
     public var allowedOrigins: [String]
+    public var credentialExpiryGrace: Duration
 
     /// Reads the identity settings; problems go to `reader`. `nil` only when problems were reported.
     static func read(_ reader: inout EnvironmentReader) -> IdentityConfiguration? {
@@ -208,7 +210,9 @@ public struct IdentityConfiguration: Sendable {
             assertionAudience: reader.string("ASSERTION_AUDIENCE") ?? "app-native-upstream",
             publicPathPrefixes: reader.list("PUBLIC_PATHS"),
             authPathPrefix: prefix,
-            allowedOrigins: reader.list("ALLOWED_ORIGINS").map { $0.lowercased() }
+            allowedOrigins: reader.list("ALLOWED_ORIGINS").map { $0.lowercased() },
+            credentialExpiryGrace: reader.string("CREDENTIAL_EXPIRY_GRACE") == "0"
+                ? .zero : reader.duration("CREDENTIAL_EXPIRY_GRACE", default: .seconds(30))
         )
         return entra == nil ? nil : configuration
     }

@@ -42,7 +42,8 @@ public final class Gateway: Sendable {
             publicPathPrefixes: identity.publicPathPrefixes,
             authPathPrefix: identity.authPathPrefix,
             allowedOrigins: identity.allowedOrigins,
-            passesAuthorization: identity.passesAuthorization
+            passesAuthorization: identity.passesAuthorization,
+            credentialExpiryGrace: identity.credentialExpiryGrace
         )
         let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)

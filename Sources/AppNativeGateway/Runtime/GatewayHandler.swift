@@ -50,6 +50,22 @@ final class GatewayHandler: HTTPExchangeHandler {
                 strippedCookie: cookieName,
                 keepsAuthorization: settings.passesAuthorization
             )
+            closeWhenCredentialExpires(exchange, identity: identity)
+        }
+    }
+
+    /// Long-lived connections end with their credential: a signed-out or removed user does not
+    /// stay connected for hours on a WebSocket or an event stream.
+    private func closeWhenCredentialExpires(_ exchange: HTTPExchange, identity: VerifiedIdentity) {
+        let request = exchange.request
+        let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
+        let isEventStream = request.headers.first("Accept")?.lowercased().contains("text/event-stream") ?? false
+        guard isWebSocket || isEventStream else { return }
+        let remaining = identity.expiresAt + settings.credentialExpiryGrace.seconds - SystemTimeSource().wallSeconds
+        exchange.loop.schedule(after: .milliseconds(Int64(max(0, remaining) * 1000))) { [weak exchange, logger] in
+            guard let exchange, exchange.holdsConnection else { return }
+            logger.info("closing a long-lived connection: its credential expired", ["user.oid": identity.user.objectID])
+            exchange.abortConnection()
         }
     }
 

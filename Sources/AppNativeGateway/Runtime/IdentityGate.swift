@@ -17,6 +17,8 @@ public struct IdentitySettings: Sendable {
     /// empty: the request's own origin (its Host) only.
     public var allowedOrigins: [String]
     public var passesAuthorization: Bool
+    /// WebSocket tunnels and event streams close this long after their credential's `exp`.
+    public var credentialExpiryGrace: Duration
 }
 
 /// Counters of the identity layer, by outcome; labels are reason codes, never request data.
