@@ -211,4 +211,55 @@ struct IdentityTests {
         let output = try await ProcessRunner.run(ProcessRunner.python, ["-c", script, "ws://127.0.0.1:\(gateway.port)/socket", token])
         #expect(output.stdout.hasPrefix("closed after"), "\(output.stdout) \(output.stderr.suffix(800))")
     }
+
+    @Test("the authorization hook: allow passes its X-Authz-* headers and is cached; deny is 403; errors are 503")
+    func authorizationHook() async throws {
+        let token = try Self.token()
+        for (route, expected) in [("allow", 200), ("deny", 403), ("error", 503)] {
+            let upstream = try await LoopbackPeer.start(ProcessRunner.python, [ProxyFixture.root + "/Tests/Peers/upstream_peer.py"])
+            defer { upstream.stop() }
+            let fixture = try await ProxyFixture.start(Self.protected.merging([
+                "AUTHORIZE_URL": "http://127.0.0.1:\(upstream.port)/authz/\(route)", "AUTHORIZE_CACHE_SECONDS": "60,60",
+            ]) { $1 })
+            defer { fixture.stop() }
+            let port = fixture.port
+            for _ in 0..<3 {
+                let response = try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: ["Authorization": "Bearer \(token)"]) }
+                #expect(response.status == expected, "\(route)")
+                if route == "allow" {
+                    let headers = try ProxyFixture.echoedHeaders(response)
+                    #expect(headers.first { $0.0 == "x-authz-user-id" }?.1 == "backend-42")
+                    #expect(headers.first { $0.0 == "x-authz-seen-user" }?.1 == DevIdentityProvider.User().objectID)
+                    #expect(!headers.contains { $0.0 == "x-not-passed" })
+                }
+                if route == "deny" { #expect(response.bodyText == #"{"detail":"Not allowed"}"#) }
+            }
+            let upstreamPort = upstream.port
+            let calls = try await blocking { try ProxyFixture.echo(try RawHTTPClient.get(port: upstreamPort, "/authz/calls"))["calls"] as? Int }
+            // allow and deny are cached per object id; a failing hook is asked every time.
+            #expect(calls == (route == "error" ? 3 : 1), "\(route): \(calls ?? -1) calls")
+        }
+    }
+
+    @Test("the access policy: first matching rule wins; roles grant access")
+    func accessPolicy() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).json")
+        try #"{"rules":[{"path":"/echo/admin","methods":["GET"],"roles":["Admin"]},{"path":"/echo/any","allow":"authenticated"}]}"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fixture = try await ProxyFixture.start(Self.protected.merging(["ACCESS_POLICY_FILE": file.path]) { $1 })
+        defer { fixture.stop() }
+        let port = fixture.port
+        let plain = try Self.token()
+        var admin = DevIdentityProvider.User()
+        admin.roles = ["Admin"]
+        let adminToken = try ProxyFixture.devProvider().token(for: admin, issuedAt: Date().timeIntervalSince1970)
+        func status(_ path: String, _ token: String) async throws -> Int {
+            try await blocking { try RawHTTPClient.get(port: port, path, headers: ["Authorization": "Bearer \(token)"]).status }
+        }
+        #expect(try await status("/echo/admin/x", plain) == 403)
+        #expect(try await status("/echo/admin/x", adminToken) == 200)
+        #expect(try await status("/echo/any", plain) == 200)
+        #expect(try await status("/echo/other", plain) == 200)
+    }
 }

@@ -13,6 +13,8 @@ HTTP routes (any method):
   /status/N       status N with a JSON body
   /count          how many TCP connections this peer accepted so far
   /test-jwks      the JWKS document given with --jwks FILE (a stand-in for Entra's key endpoint)
+  /authz/allow    an authorization hook that allows (X-Authz-User-Id: backend-42; echoes the user header)
+  /authz/deny     one that denies (403);  /authz/error: 500;  /authz/calls: how many hook calls so far
 The WebSocket listener echoes every message.
 """
 import asyncio
@@ -30,6 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 release = threading.Event()
 JWKS = None
 accepted = [0]
+authz_calls = [0]
 lock = threading.Lock()
 
 
@@ -152,6 +155,20 @@ class Handler(BaseHTTPRequestHandler):
             self.send(int(url.path.split("/")[-1]), b'{"status":true}')
         elif url.path == "/test-jwks" and JWKS is not None:
             self.send(200, JWKS)
+        elif url.path.startswith("/authz/"):
+            if url.path == "/authz/calls":
+                self.send(200, json.dumps({"calls": authz_calls[0]}).encode())
+                return
+            with lock:
+                authz_calls[0] += 1
+            if url.path == "/authz/allow":
+                self.send(200, b"{}", extra=[("X-Authz-User-Id", "backend-42"),
+                                            ("X-Authz-Seen-User", self.headers.get("X-AppNative-User-Id", "")),
+                                            ("X-Not-Passed", "1")])
+            elif url.path == "/authz/deny":
+                self.send(403, b'{"detail":"no"}')
+            else:
+                self.send(500, b"{}")
         elif url.path == "/count":
             with lock:
                 self.send(200, json.dumps({"accepted": accepted[0]}).encode())

@@ -1,4 +1,5 @@
 public import AppNativeAuth
+import AppNativeClient
 public import AppNativeCrypto
 import AppNativeHTTP
 public import AppNativeProxy
@@ -60,6 +61,9 @@ public struct GatewayConfiguration: Sendable {
         Setting("PUBLIC_PATHS", section: "Identity", "Path prefixes served without credentials, comma-separated."),
         Setting("AUTH_PATH_PREFIX", default: "/.auth/", section: "Identity", "Prefix of the gateway's endpoints: me, session, logout, verify, jwks.json."),
         Setting("CREDENTIAL_EXPIRY_GRACE", default: "30", section: "Identity", "Seconds after a credential's expiry at which its WebSocket tunnel or event stream is closed."),
+        Setting("AUTHORIZE_URL", section: "Identity", "Optional hook called with the identity headers: 2xx allows (its `X-Authz-*` headers go upstream), 403 denies, else 503."),
+        Setting("AUTHORIZE_CACHE_SECONDS", default: "60,10", section: "Identity", "Hook results cached per object id: `allow[,deny]` seconds."),
+        Setting("ACCESS_POLICY_FILE", section: "Identity", "JSON rules by path prefix and method requiring roles or groups; first match wins (see docs/identity.md)."),
         Setting("ALLOWED_ORIGINS", section: "Identity", "Origins allowed for cookie-authenticated state changes and WebSocket handshakes (default: the request's own host)."),
     ]
 
@@ -161,6 +165,10 @@ public struct IdentityConfiguration: Sendable {
     public var authPathPrefix: String
     public var allowedOrigins: [String]
     public var credentialExpiryGrace: Duration
+    public var accessPolicy: AccessPolicy?
+    public var authorizeURL: String?
+    public var authorizeAllowTTL: Duration
+    public var authorizeDenyTTL: Duration
 
     /// Reads the identity settings; problems go to `reader`. `nil` only when problems were reported.
     static func read(_ reader: inout EnvironmentReader) -> IdentityConfiguration? {
@@ -196,6 +204,32 @@ public struct IdentityConfiguration: Sendable {
             }
             if keys.isEmpty { reader.report("ASSERTION_KEYS", "contains no PEM private key") }
         }
+        var policy: AccessPolicy?
+        if let path = reader.string("ACCESS_POLICY_FILE") {
+            do {
+                policy = try AccessPolicy.load(path: path)
+            } catch {
+                reader.report("ACCESS_POLICY_FILE", error.description)
+            }
+        }
+        let authorizeURL = reader.string("AUTHORIZE_URL")
+        if let authorizeURL {
+            do {
+                try URLPolicy.validateOutbound(url: authorizeURL, allowsCleartextOnLoopback: true)
+            } catch {
+                reader.report("AUTHORIZE_URL", "must be https (http only for a loopback address): \(error.code)")
+            }
+        }
+        var allowTTL = Duration.seconds(60), denyTTL = Duration.seconds(10)
+        if let text = reader.string("AUTHORIZE_CACHE_SECONDS") {
+            let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            if parts.count >= 1, parts.count <= 2, parts.allSatisfy({ ($0 ?? -1) >= 0 }) {
+                allowTTL = .seconds(parts[0]!)
+                denyTTL = .seconds(parts.count == 2 ? parts[1]! : parts[0]!)
+            } else {
+                reader.report("AUTHORIZE_CACHE_SECONDS", "must be `allow[,deny]` in whole seconds, got \(text.debugDescription)")
+            }
+        }
         var prefix = reader.string("AUTH_PATH_PREFIX") ?? "/.auth/"
         if !prefix.hasPrefix("/") { reader.report("AUTH_PATH_PREFIX", "must start with /") }
         if !prefix.hasSuffix("/") { prefix += "/" }
@@ -212,7 +246,11 @@ public struct IdentityConfiguration: Sendable {
             authPathPrefix: prefix,
             allowedOrigins: reader.list("ALLOWED_ORIGINS").map { $0.lowercased() },
             credentialExpiryGrace: reader.string("CREDENTIAL_EXPIRY_GRACE") == "0"
-                ? .zero : reader.duration("CREDENTIAL_EXPIRY_GRACE", default: .seconds(30))
+                ? .zero : reader.duration("CREDENTIAL_EXPIRY_GRACE", default: .seconds(30)),
+            accessPolicy: policy,
+            authorizeURL: authorizeURL,
+            authorizeAllowTTL: allowTTL,
+            authorizeDenyTTL: denyTTL
         )
         return entra == nil ? nil : configuration
     }

@@ -43,7 +43,11 @@ public final class Gateway: Sendable {
             authPathPrefix: identity.authPathPrefix,
             allowedOrigins: identity.allowedOrigins,
             passesAuthorization: identity.passesAuthorization,
-            credentialExpiryGrace: identity.credentialExpiryGrace
+            credentialExpiryGrace: identity.credentialExpiryGrace,
+            accessPolicy: identity.accessPolicy,
+            authorizationHook: identity.authorizeURL.map {
+                AuthorizationHook(url: $0, allowTTL: identity.authorizeAllowTTL, denyTTL: identity.authorizeDenyTTL, metrics: metrics)
+            }
         )
         let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)

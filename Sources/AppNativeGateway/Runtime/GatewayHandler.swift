@@ -1,4 +1,5 @@
 import AppNativeAuth
+import AppNativeClient
 import AppNativeCore
 import AppNativeHTTP
 import AppNativeProxy
@@ -15,6 +16,8 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// Exchanges waiting for a key reload, by ticket (loop-owned).
     private var waiting: [Int: (HTTPExchange, (VerifiedIdentity, Bool) -> Void)] = [:]
     private var nextTicket = 0
+    /// Exchanges waiting for the authorization hook, by ticket (loop-owned).
+    private var waitingForHook: [Int: (HTTPExchange, (HTTPHeaders) -> Void)] = [:]
 
     init(proxy: ProxyHandler, settings: IdentitySettings, metrics: IdentityMetrics, logger: Logger) {
         self.proxy = proxy
@@ -41,16 +44,71 @@ final class GatewayHandler: HTTPExchangeHandler {
                 exchange.respondJSONError(status: 403, detail: "Origin not allowed")
                 return
             }
-            if refreshesCookie, let cookies = settings.authenticator.cookies {
-                exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
+            authorize(exchange, identity, path: path) { [self] authorizedHeaders in
+                if refreshesCookie, let cookies = settings.authenticator.cookies {
+                    exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
+                }
+                var headers = identityHeaders(identity)
+                for field in authorizedHeaders { headers.add(name: field.name, value: field.value) }
+                proxy.forward(
+                    exchange,
+                    extraHeaders: headers,
+                    strippedCookie: cookieName,
+                    keepsAuthorization: settings.passesAuthorization
+                )
+                closeWhenCredentialExpires(exchange, identity: identity)
             }
-            proxy.forward(
-                exchange,
-                extraHeaders: identityHeaders(identity),
-                strippedCookie: cookieName,
-                keepsAuthorization: settings.passesAuthorization
-            )
-            closeWhenCredentialExpires(exchange, identity: identity)
+        }
+    }
+
+    // MARK: Authorization
+
+    /// The access policy, then the authorization hook (cached per object id, else asked off the
+    /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (auth.md §7).
+    private func authorize(_ exchange: HTTPExchange, _ identity: VerifiedIdentity, path: String, next: @escaping (HTTPHeaders) -> Void) {
+        if let policy = settings.accessPolicy, !policy.allows(identity.user, method: exchange.request.method, path: path) {
+            metrics.outcome("rejected", reason: "policy")
+            reject(exchange, .notAllowed)
+            return
+        }
+        guard let hook = settings.authorizationHook else {
+            next(HTTPHeaders())
+            return
+        }
+        if let decision = hook.cachedDecision(for: identity.user.objectID) {
+            apply(decision, exchange, next)
+            return
+        }
+        nextTicket += 1
+        let ticket = nextTicket
+        waitingForHook[ticket] = (exchange, next)
+        let handler = LoopBound(self)
+        let loop = exchange.loop
+        let fields = identityHeaders(identity).map { HTTPHeaderField(name: $0.name, value: $0.value) }
+        let objectID = identity.user.objectID
+        Task {
+            let decision = await hook.decide(for: objectID, identityHeaders: fields)
+            loop.execute { handler.value.resumeHook(ticket: ticket, with: decision) }
+        }
+    }
+
+    private func resumeHook(ticket: Int, with decision: AuthorizationHook.Decision) {
+        guard let (exchange, next) = waitingForHook.removeValue(forKey: ticket), !exchange.isAborted else { return }
+        apply(decision, exchange, next)
+    }
+
+    private func apply(_ decision: AuthorizationHook.Decision, _ exchange: HTTPExchange, _ next: (HTTPHeaders) -> Void) {
+        switch decision {
+        case .allow(let fields):
+            var headers = HTTPHeaders()
+            for field in fields { headers.add(name: field.name, value: field.value) }
+            next(headers)
+        case .deny:
+            metrics.outcome("rejected", reason: "not_allowed")
+            reject(exchange, .notAllowed)
+        case .unavailable:
+            metrics.outcome("rejected", reason: "authorize_unavailable")
+            exchange.respondJSONError(status: 503, detail: "Authorization is temporarily unavailable", headers: ["Retry-After": "5"])
         }
     }
 

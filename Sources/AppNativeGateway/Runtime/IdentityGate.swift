@@ -19,6 +19,8 @@ public struct IdentitySettings: Sendable {
     public var passesAuthorization: Bool
     /// WebSocket tunnels and event streams close this long after their credential's `exp`.
     public var credentialExpiryGrace: Duration
+    public var accessPolicy: AccessPolicy?
+    public var authorizationHook: AuthorizationHook?
 }
 
 /// Counters of the identity layer, by outcome; labels are reason codes, never request data.

@@ -1,0 +1,74 @@
+public import AppNativeAuth
+import AppNativeJSON
+import Foundation
+
+/// The optional access-policy file (`ACCESS_POLICY_FILE`): rules by path prefix and method that
+/// require app roles (`roles` claim) or groups. The first matching rule wins; no match means
+/// "authenticated" (any verified user).
+///
+/// ```json
+/// {"rules": [
+///   {"path": "/admin/", "methods": ["POST", "DELETE"], "roles": ["Admin"]},
+///   {"path": "/reports/", "groups": ["0a1b…"]},
+///   {"path": "/", "allow": "authenticated"}
+/// ]}
+/// ```
+public struct AccessPolicy: Sendable {
+    public struct Rule: Sendable {
+        public var pathPrefix: String
+        /// Upper-case methods; empty: every method.
+        public var methods: [String]
+        /// Any one of these roles or groups grants access; both empty: any verified user.
+        public var roles: [String]
+        public var groups: [String]
+    }
+
+    public let rules: [Rule]
+
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(rules: [Rule]) {
+        self.rules = rules
+    }
+
+    public static func load(path: String) throws(Invalid) -> AccessPolicy {
+        guard let data = FileManager.default.contents(atPath: path) else { throw Invalid(description: "cannot read \(path)") }
+        let root: JSONValue
+        do {
+            root = try JSONParser().parse(Array(data))
+        } catch {
+            throw Invalid(description: "\(path) is not valid JSON (\(error.code))")
+        }
+        guard let entries = root["rules"]?.arrayValue else { throw Invalid(description: "\(path) needs a \"rules\" array") }
+        var rules = [Rule]()
+        for (index, entry) in entries.enumerated() {
+            guard let object = entry.objectValue, let prefix = object["path"]?.stringValue, prefix.hasPrefix("/") else {
+                throw Invalid(description: "rules[\(index)].path must be a string starting with /")
+            }
+            func strings(_ name: String) throws(Invalid) -> [String] {
+                guard let value = object[name] else { return [] }
+                guard let list = value.arrayValue?.compactMap(\.stringValue), list.count == value.arrayValue?.count else {
+                    throw Invalid(description: "rules[\(index)].\(name) must be an array of strings")
+                }
+                return list
+            }
+            if let allow = object["allow"], allow.stringValue != "authenticated" {
+                throw Invalid(description: "rules[\(index)].allow may only be \"authenticated\"")
+            }
+            rules.append(Rule(pathPrefix: prefix, methods: try strings("methods").map { $0.uppercased() },
+                              roles: try strings("roles"), groups: try strings("groups")))
+        }
+        return AccessPolicy(rules: rules)
+    }
+
+    /// Whether `user` may send `method` to `path`.
+    public func allows(_ user: UserIdentity, method: String, path: String) -> Bool {
+        guard let rule = rules.first(where: { path.hasPrefix($0.pathPrefix) && ($0.methods.isEmpty || $0.methods.contains(method)) }) else {
+            return true
+        }
+        if rule.roles.isEmpty && rule.groups.isEmpty { return true }
+        return rule.roles.contains(where: user.roles.contains) || rule.groups.contains(where: user.groups.contains)
+    }
+}
