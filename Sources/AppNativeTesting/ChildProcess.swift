@@ -15,6 +15,7 @@ import Glibc
 public final class ChildProcess: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     public let pid: pid_t

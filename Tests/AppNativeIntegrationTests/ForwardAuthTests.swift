@@ -1,0 +1,119 @@
+import AppNativeDevPeers
+import AppNativeTesting
+import Foundation
+import Testing
+
+/// Forward-auth mode: real nginx `auth_request` and real Caddy `forward_auth` in front, asking the
+/// gateway's `/.auth/verify`, with the identity headers copied onto the upstream request.
+@Suite("Forward-auth behind nginx and Caddy", .serialized)
+struct ForwardAuthTests {
+    static func freePort() throws -> Int { try ListeningProbe().port }
+
+    struct Front {
+        let child: ChildProcess
+        let port: Int
+        let directory: URL
+        func stop() {
+            child.kill()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    static func startNginx(gatewayPort: Int, upstreamPort: Int) async throws -> Front {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let port = try freePort()
+        let configuration = """
+            worker_processes 1;
+            daemon off;
+            pid \(directory.path)/nginx.pid;
+            error_log \(directory.path)/error.log warn;
+            events { worker_connections 256; }
+            http {
+              access_log off;
+              client_body_temp_path \(directory.path);
+              proxy_temp_path \(directory.path);
+              fastcgi_temp_path \(directory.path);
+              uwsgi_temp_path \(directory.path);
+              scgi_temp_path \(directory.path);
+              server {
+                listen 127.0.0.1:\(port);
+                location = /_verify {
+                  internal;
+                  proxy_pass http://127.0.0.1:\(gatewayPort)/.auth/verify;
+                  proxy_pass_request_body off;
+                  proxy_set_header Content-Length "";
+                  proxy_set_header X-Original-URI $request_uri;
+                }
+                location / {
+                  auth_request /_verify;
+                  auth_request_set $user_id $upstream_http_x_appnative_user_id;
+                  auth_request_set $user_email $upstream_http_x_appnative_user_email;
+                  proxy_set_header X-AppNative-User-Id $user_id;
+                  proxy_set_header X-AppNative-User-Email $user_email;
+                  proxy_pass http://127.0.0.1:\(upstreamPort);
+                }
+              }
+            }
+            """
+        try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        let child = try ChildProcess(["/usr/sbin/nginx", "-c", directory.appendingPathComponent("nginx.conf").path, "-p", directory.path])
+        try await waitUntilListening(port)
+        return Front(child: child, port: port, directory: directory)
+    }
+
+    static func startCaddy(gatewayPort: Int, upstreamPort: Int) async throws -> Front {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caddy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let port = try freePort()
+        let caddyfile = """
+            {
+              admin off
+              auto_https off
+              storage file_system \(directory.path)
+            }
+            http://127.0.0.1:\(port) {
+              forward_auth 127.0.0.1:\(gatewayPort) {
+                uri /.auth/verify
+                copy_headers X-AppNative-User-Id X-AppNative-User-Email
+              }
+              reverse_proxy 127.0.0.1:\(upstreamPort)
+            }
+            """
+        try caddyfile.write(to: directory.appendingPathComponent("Caddyfile"), atomically: true, encoding: .utf8)
+        let child = try ChildProcess(
+            ["/usr/bin/caddy", "run", "--adapter", "caddyfile", "--config", directory.appendingPathComponent("Caddyfile").path],
+            environment: ["HOME": directory.path, "XDG_DATA_HOME": directory.path, "XDG_CONFIG_HOME": directory.path, "PATH": "/usr/bin:/bin"],
+            stderrFile: directory.appendingPathComponent("caddy.log").path
+        )
+        try await waitUntilListening(port)
+        return Front(child: child, port: port, directory: directory)
+    }
+
+    static func waitUntilListening(_ port: Int) async throws {
+        for _ in 0..<200 {
+            if (try? RawHTTPClient(port: port, timeout: .seconds(1))) != nil { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw ChildProcess.Failure(description: "front proxy did not listen on \(port)")
+    }
+
+    @Test("nginx auth_request and Caddy forward_auth: 401 without credential, identity headers with a token", arguments: ["nginx", "caddy"])
+    func forwardAuth(_ front: String) async throws {
+        let fixture = try await ProxyFixture.start(["PUBLIC_PATHS": "/public"])
+        defer { fixture.stop() }
+        let proxy = front == "nginx"
+            ? try await Self.startNginx(gatewayPort: fixture.port, upstreamPort: fixture.upstream.port)
+            : try await Self.startCaddy(gatewayPort: fixture.port, upstreamPort: fixture.upstream.port)
+        defer { proxy.stop() }
+        let port = proxy.port
+        let anonymous = try await blocking { try RawHTTPClient.get(port: port, "/echo/x") }
+        #expect(anonymous.status == 401, "\(front)")
+        let token = try ProxyFixture.devProvider().token(issuedAt: Date().timeIntervalSince1970)
+        let signedIn = try await blocking { try RawHTTPClient.get(port: port, "/echo/x", headers: ["Authorization": "Bearer \(token)"]) }
+        #expect(signedIn.status == 200, "\(front)")
+        let headers = try ProxyFixture.echoedHeaders(signedIn)
+        #expect(headers.first { $0.0 == "x-appnative-user-id" }?.1 == DevIdentityProvider.User().objectID, "\(front)")
+        #expect(headers.first { $0.0 == "x-appnative-user-email" }?.1 == "dev.user@example.com", "\(front)")
+    }
+}
