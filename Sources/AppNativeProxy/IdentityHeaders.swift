@@ -1,4 +1,5 @@
 public import AppNativeHTTP
+import AppNativeServer
 
 /// The verified identity as request headers for the upstream, and the removal of every
 /// identity header a client could forge.
@@ -130,16 +131,7 @@ public enum IdentityHeaders: Sendable {
     }
 
     private static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONErrorBody.quotedString(text)
     }
 
     private static func base64(_ bytes: [UInt8]) -> String {

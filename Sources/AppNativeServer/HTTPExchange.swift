@@ -1,4 +1,5 @@
 public import AppNativeHTTP
+import AppNativeCore
 
 /// One request and its response on a server connection. Loop-owned: every call happens on the
 /// connection's event loop.
@@ -297,19 +298,9 @@ public enum JSONErrorBody: Sendable {
     public static func quotedString(_ text: String) -> String { quoted(text) }
 
     static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var out = ""
+        LogLine.appendQuoted(text, to: &out)
+        return out
     }
 }
 
