@@ -33,8 +33,7 @@ final class UpstreamConnection: EventHandler {
     /// Whether this connection already served an exchange (a failure may be a stale keep-alive).
     private(set) var wasReused = false
     private var parser: HTTPResponseParser
-    private var output: [UInt8] = []
-    private var outputStart = 0
+    private var output = OutgoingBytes()
     private var isFlushScheduled = false
     private var wasAboveWatermark = false
     private var isReadingPaused = false
@@ -62,11 +61,11 @@ final class UpstreamConnection: EventHandler {
         parser.expectResponse(to: method)
     }
 
-    var isBelowWatermark: Bool { output.count - outputStart < pool.configuration.writeHighWatermark }
+    var isBelowWatermark: Bool { output.pendingCount < pool.configuration.writeHighWatermark }
 
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
-        output.append(contentsOf: bytes)
+        output.append(bytes)
         scheduleFlush()
     }
 
@@ -76,15 +75,13 @@ final class UpstreamConnection: EventHandler {
 
     func writeChunk(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed, !bytes.isEmpty else { return }
-        HTTPSerializer.appendChunkHeader(size: bytes.count, to: &output)
-        output.append(contentsOf: bytes)
-        HTTPSerializer.appendChunkEnd(to: &output)
+        output.appendChunk(bytes)
         scheduleFlush()
     }
 
     func writeLastChunk(trailers: HTTPHeaders?) {
         guard !isClosed else { return }
-        HTTPSerializer.appendLastChunk(trailers: trailers, to: &output)
+        output.appendLastChunk(trailers: trailers)
         scheduleFlush()
     }
 
@@ -221,20 +218,15 @@ final class UpstreamConnection: EventHandler {
 
     private func flush() {
         guard isConnected, !isClosed else { return }
-        while outputStart < output.count {
-            let result = output.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[outputStart...])) }
-            switch result {
-            case .transferred(let sent):
-                outputStart += sent
-            case .wouldBlock:
-                return
-            case .closed, .failed:
-                fail(hasReceivedResponseBytes ? .closedMidResponse : .closedBeforeResponse)
-                return
-            }
+        switch output.drain(to: transport) {
+        case .blocked:
+            return
+        case .failed:
+            fail(hasReceivedResponseBytes ? .closedMidResponse : .closedBeforeResponse)
+            return
+        case .drained:
+            break
         }
-        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
-        outputStart = 0
         if wasAboveWatermark {
             wasAboveWatermark = false
             delegate?.upstreamWritable(self)

@@ -19,9 +19,7 @@ final class ServerConnection: EventHandler {
     /// Unconsumed input (`input[inputStart...]`), only used when a read left bytes over.
     private var input: [UInt8] = []
     private var inputStart = 0
-    /// Queued output (`output[outputStart...]`).
-    private var output: [UInt8] = []
-    private var outputStart = 0
+    private var output = OutgoingBytes()
     private var isFlushScheduled = false
     private var wasAboveHighWatermark = false
     private var exchange: HTTPExchange?
@@ -324,38 +322,35 @@ final class ServerConnection: EventHandler {
 
     // MARK: Writing
 
-    var isBelowHighWatermark: Bool { output.count - outputStart < context.configuration.writeHighWatermark }
+    var isBelowHighWatermark: Bool { output.pendingCount < context.configuration.writeHighWatermark }
 
     func writeHead(_ head: HTTPResponseHead) {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(256)
-        HTTPSerializer.appendResponseHead(head, to: &bytes)
-        append(bytes)
+        guard !isClosed else { return }
+        output.appendResponseHead(head)
+        scheduleFlush()
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
-        output.append(contentsOf: bytes)
+        output.append(bytes)
         scheduleFlush()
     }
 
     func writeChunk(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
-        HTTPSerializer.appendChunkHeader(size: bytes.count, to: &output)
-        output.append(contentsOf: bytes)
-        HTTPSerializer.appendChunkEnd(to: &output)
+        output.appendChunk(bytes)
         scheduleFlush()
     }
 
     func writeLastChunk(trailers: HTTPHeaders?) {
         guard !isClosed else { return }
-        HTTPSerializer.appendLastChunk(trailers: trailers, to: &output)
+        output.appendLastChunk(trailers: trailers)
         scheduleFlush()
     }
 
     private func append(_ bytes: [UInt8]) {
         guard !isClosed else { return }
-        output.append(contentsOf: bytes)
+        output.append(bytes)
         scheduleFlush()
     }
 
@@ -373,26 +368,18 @@ final class ServerConnection: EventHandler {
 
     private func flush() {
         guard !isClosed else { return }
-        while outputStart < output.count {
-            let result = output.withUnsafeBytes { buffer in
-                transport.send(UnsafeRawBufferPointer(rebasing: buffer[outputStart...]))
-            }
-            switch result {
-            case .transferred(let sent):
-                outputStart += sent
-                if deadlinePhase == .write { setDeadline(.write) }
-            case .wouldBlock:
-                // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
-                if deadlinePhase != .write || deadline == 0 { setDeadline(.write) }
-                return
-            case .closed, .failed:
-                exchange?.abort()
-                close()
-                return
-            }
+        switch output.drain(to: transport) {
+        case .blocked(let progressed):
+            // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
+            if progressed || deadlinePhase != .write || deadline == 0 { setDeadline(.write) }
+            return
+        case .failed:
+            exchange?.abort()
+            close()
+            return
+        case .drained:
+            break
         }
-        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
-        outputStart = 0
         if deadlinePhase == .write {
             if exchange != nil { deadline = 0 } else { setDeadline(.keepAlive) }
             deadlinePhase = exchange == nil ? .keepAlive : .body
@@ -424,7 +411,7 @@ final class ServerConnection: EventHandler {
     // MARK: Closing
 
     func closeAfterFlush() {
-        if outputStart >= output.count {
+        if output.isEmpty {
             close()
         } else {
             closeWhenFlushed = true

@@ -1,0 +1,62 @@
+public import AppNativeHTTP
+
+/// Bytes queued for a socket, written in as few `send` calls as the transport accepts.
+/// Shared by client and upstream connections so both drain, compact and frame the same way.
+public struct OutgoingBytes: Sendable {
+    private var bytes: [UInt8] = []
+    private var start = 0
+
+    public init() {}
+
+    /// Bytes queued and not yet accepted by the transport.
+    public var pendingCount: Int { bytes.count - start }
+    public var isEmpty: Bool { start == bytes.count }
+
+    public mutating func append(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
+    public mutating func append(_ array: [UInt8]) { bytes.append(contentsOf: array) }
+
+    /// Appends one chunk of the chunked transfer coding (RFC 9112 §7.1).
+    public mutating func appendChunk(_ buffer: UnsafeRawBufferPointer) {
+        guard !buffer.isEmpty else { return }
+        HTTPSerializer.appendChunkHeader(size: buffer.count, to: &bytes)
+        bytes.append(contentsOf: buffer)
+        HTTPSerializer.appendChunkEnd(to: &bytes)
+    }
+
+    public mutating func appendLastChunk(trailers: HTTPHeaders?) {
+        HTTPSerializer.appendLastChunk(trailers: trailers, to: &bytes)
+    }
+
+    public mutating func appendResponseHead(_ head: HTTPResponseHead) {
+        HTTPSerializer.appendResponseHead(head, to: &bytes)
+    }
+
+    public enum DrainOutcome: Sendable {
+        /// Everything was written.
+        case drained
+        /// The transport would block: wait for writability. `progressed` tells whether bytes moved.
+        case blocked(progressed: Bool)
+        case failed
+    }
+
+    /// Writes as much as `transport` takes now.
+    public mutating func drain(to transport: any ConnectionTransport) -> DrainOutcome {
+        var progressed = false
+        while start < bytes.count {
+            let result = bytes.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            switch result {
+            case .transferred(let sent):
+                start += sent
+                progressed = progressed || sent > 0
+            case .wouldBlock:
+                return .blocked(progressed: progressed)
+            case .closed, .failed:
+                return .failed
+            }
+        }
+        // Keep a moderate buffer for the next response; give back a huge one.
+        bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)
+        start = 0
+        return .drained
+    }
+}
