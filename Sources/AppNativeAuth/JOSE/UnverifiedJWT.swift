@@ -27,12 +27,12 @@ public struct UnverifiedJWT: Sendable {
             throw AuthError(.malformed, "token empty or longer than \(policy.maxTokenBytes) bytes")
         }
         // Step 2: exactly three segments (RFC 7515 §7.1); five would be a JWE.
-        var dots = [Int]()
-        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: ".") {
-            dots.append(index)
-            if dots.count > 2 { break }
-        }
-        guard dots.count == 2 else { throw AuthError(.malformed, "not three dot-separated segments") }
+        let dot = UInt8(ascii: ".")
+        guard let first = bytes.firstIndex(of: dot),
+            let second = bytes[(first + 1)...].firstIndex(of: dot),
+            !bytes[(second + 1)...].contains(dot)
+        else { throw AuthError(.malformed, "not three dot-separated segments") }
+        let dots = [first, second]
         let header = try Self.header(bytes, 0..<dots[0])
         // RFC 7515 §4.1.11: a recipient must reject `crit` extensions it does not understand; we understand none.
         if header.contains("crit") { throw AuthError(.malformed, "header lists critical extensions") }
@@ -150,11 +150,12 @@ public struct UnverifiedJWT: Sendable {
     /// (one per signing key, one for our cookies), so decoding each once saves a base64 decode and a
     /// JSON parse per token. Only headers that decoded to an object are cached; the checks on
     /// them still run every time.
-    private static let headerCache = Locked<[[UInt8]: JSONObject]>([:])
+    private static let headerCache = Locked<[String: JSONObject]>([:])
     private static let headerCacheCapacity = 64
 
     private static func header(_ token: [UInt8], _ range: Range<Int>) throws(AuthError) -> JSONObject {
-        let segment = Array(token[range])
+        // Keyed by the segment text: String hashing runs over the bytes in one pass.
+        let segment = token.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
         if let cached = headerCache.withLock({ $0[segment] }) { return cached }
         let header = try decodeObject(token, range, code: .malformed, what: "header")
         headerCache.withLock { cache in
