@@ -140,7 +140,7 @@ final class EVPPKey: @unchecked Sendable {
         }
     }
 
-    /// The private key as unencrypted PKCS #8 PEM (`-----BEGIN PRIVATE KEY-----`, RFC 7468 §10).
+    /// The private key as unencrypted PKCS #8 PEM (the `PRIVATE KEY` label of RFC 7468 §10).
     var pkcs8PEM: String {
         guard let bio = MemoryBIO(),
             PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1
