@@ -40,13 +40,21 @@ public enum IdentityHeaders: Sendable {
         "X-Amzn-Oidc-", "Cf-Access-Authenticated-User-Email", "Cf-Access-Jwt-Assertion",
     ]
 
-    /// Whether `name` is (or starts with) one of the forged names.
+    /// `forgedNames` lower-cased once: exact names, and prefixes (those ending in `-`).
+    private static let forgedExact: Set<String> = Set(forgedNames.filter { !$0.hasSuffix("-") }.map { $0.lowercased() })
+    private static let forgedPrefixes: [String] = forgedNames.filter { $0.hasSuffix("-") }.map { $0.lowercased() }
+
+    /// Whether `name` is (or starts with) one of the forged names. Runs for every request field:
+    /// one lower-casing, one set lookup, a few prefix checks.
     public static func isIdentityHeader(_ name: String) -> Bool {
         let normalized = name.lowercased().replacingUnderscores()
-        return forgedNames.contains { candidate in
-            let lowered = candidate.lowercased()
-            return lowered.hasSuffix("-") ? normalized.hasPrefix(lowered) : normalized == lowered || normalized.hasPrefix(lowered + "-")
+        if forgedExact.contains(normalized) { return true }
+        if forgedPrefixes.contains(where: { normalized.hasPrefix($0) }) { return true }
+        // An exact name extended with `-…` counts too (`X-MS-CLIENT-PRINCIPAL-ID`, `X-Remote-User-Id`).
+        for index in normalized.indices where normalized[index] == "-" {
+            if forgedExact.contains(String(normalized[..<index])) { return true }
         }
+        return false
     }
 
     /// Removes every identity header a client could have sent.
