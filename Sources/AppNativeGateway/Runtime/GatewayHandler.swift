@@ -29,7 +29,11 @@ final class GatewayHandler: HTTPExchangeHandler {
     private var cookieName: String? { settings.authenticator.cookies?.settings.name }
 
     func serve(_ exchange: HTTPExchange) {
-        let path = Self.path(of: exchange.request.target)
+        guard let path = RequestPath.checked(exchange.request.target) else {
+            metrics.outcome("rejected", reason: "target")
+            exchange.respondJSONError(status: 400, detail: "Bad Request")
+            return
+        }
         if path.hasPrefix(settings.authPathPrefix) {
             serveEndpoint(String(path.dropFirst(settings.authPathPrefix.count)), exchange)
             return
@@ -304,10 +308,6 @@ final class GatewayHandler: HTTPExchangeHandler {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    static func path(of target: String) -> String {
-        guard let query = target.firstIndex(of: "?") else { return target }
-        return String(target[..<query])
-    }
 }
 
 /// Rejections the gateway's endpoints use directly.

@@ -276,6 +276,7 @@ struct HeadScanner: Sendable {
 
             case .name:
                 while index < count && ByteClass.isTchar(bytes[index]) { index &+= 1 }
+                try checkSection(index, limits)
                 guard index < count else { break }
                 let byte = bytes[index]
                 if byte == ASCII.colon {
@@ -293,6 +294,7 @@ struct HeadScanner: Sendable {
 
             case .leadingWhitespace:
                 while index < count && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
+                try checkSection(index, limits)
                 guard index < count else { break }
                 current.valueStart = index
                 current.valueEnd = index
@@ -317,6 +319,7 @@ struct HeadScanner: Sendable {
                     index &+= 1
                 }
                 if high & Word.highBits != 0 { current.hasHighBytes = true }
+                try checkSection(index, limits)
                 guard index < count else { break }
                 let byte = bytes[index]
                 if byte == ASCII.cr {
