@@ -8,19 +8,23 @@ public import AppNativeServer
 public enum ForwardingHeaders: Sendable {
     public static let names = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded", "X-Real-IP"]
 
+    /// - Parameter host: the Host the request is forwarded with (from an absolute-form target's
+    ///   authority, else the received Host).
     public static func apply(
         to headers: inout HTTPHeaders,
         original: HTTPHeaders,
         peer: SocketAddress?,
         isSecure: Bool,
-        trusted: TrustedProxies
+        trusted: TrustedProxies,
+        host requestHost: String?
     ) {
         let peerHost = peer?.host ?? "unknown"
         let isTrusted = trusted.contains(peerHost)
         let incomingFor = isTrusted ? original.values("X-Forwarded-For").joined(separator: ", ") : ""
         let incomingForwarded = isTrusted ? original.values("Forwarded").joined(separator: ", ") : ""
         let proto = isTrusted ? (original.first("X-Forwarded-Proto") ?? (isSecure ? "https" : "http")) : (isSecure ? "https" : "http")
-        let host = isTrusted ? (original.first("X-Forwarded-Host") ?? original.first("Host")) : original.first("Host")
+        // The host the request is for: an absolute-form target's authority wins over Host (RFC 9112 §3.2.2).
+        let host = isTrusted ? (original.first("X-Forwarded-Host") ?? requestHost) : requestHost
         for name in names { headers.remove(name) }
         headers.add(name: "X-Forwarded-For", value: incomingFor.isEmpty ? peerHost : incomingFor + ", " + peerHost)
         headers.add(name: "X-Forwarded-Proto", value: proto)

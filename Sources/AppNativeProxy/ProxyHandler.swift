@@ -72,7 +72,8 @@ public final class ProxyHandler: HTTPExchangeHandler {
             original: request.headers,
             peer: exchange.peer,
             isSecure: exchange.isSecure,
-            trusted: trustedProxies
+            trusted: trustedProxies,
+            host: head.headers.first("Host")
         )
         IdentityHeaders.removeForged(from: &head.headers)
         if !keepsAuthorization { head.headers.remove("Authorization") }

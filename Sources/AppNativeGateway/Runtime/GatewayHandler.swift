@@ -29,7 +29,8 @@ final class GatewayHandler: HTTPExchangeHandler {
     private var cookieName: String? { settings.authenticator.cookies?.settings.name }
 
     func serve(_ exchange: HTTPExchange) {
-        guard let path = RequestPath.checked(exchange.request.target) else {
+        // `OPTIONS *` (asterisk-form) concerns the server as a whole: rules see it as "/".
+        guard let path = RequestPath.checked(exchange.request.target).map({ $0 == "*" ? "/" : $0 }) else {
             metrics.outcome("rejected", reason: "target")
             exchange.respondJSONError(status: 400, detail: "Bad Request")
             return
