@@ -15,6 +15,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AppNative", targets: ["AppNative"]),
+        // Single-module products for consumers that want one part (the fuzz harnesses in Tests/Fuzz).
+        .library(name: "AppNativeHTTP", targets: ["AppNativeHTTP"]),
+        .library(name: "AppNativeJSON", targets: ["AppNativeJSON"]),
+        .library(name: "AppNativeAuth", targets: ["AppNativeAuth"]),
         .executable(name: "app-native-gateway", targets: ["app-native-gateway"]),
     ],
     targets: [

@@ -1,0 +1,49 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// libFuzzer harnesses for the parsers that read untrusted bytes (STYLE.md §6). Not part of the
+/// root build: `scripts/fuzz.sh` builds this package with
+/// `-Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld`
+/// and runs each harness for a bounded time with seed corpora made from the committed vectors.
+let strictSettings: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    .treatWarning("ExplicitSendable", as: .error),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "AppNativeFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "AppNative", path: "../.."),
+    ],
+    targets: [
+        // Declares libFuzzer's LLVMFuzzerRunDriver, which each harness's top-level code calls
+        // (SwiftPM's own `main` would otherwise win over libFuzzer's).
+        .target(name: "CAppNativeFuzzer"),
+        .executableTarget(
+            name: "FuzzHTTPRequestParser",
+            dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeHTTP", package: "AppNative")]
+        ),
+        .executableTarget(
+            name: "FuzzJSONParser",
+            dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeJSON", package: "AppNative")]
+        ),
+        .executableTarget(
+            name: "FuzzJWT",
+            dependencies: [
+                "CAppNativeFuzzer",
+                .product(name: "AppNativeAuth", package: "AppNative"),
+                .product(name: "AppNativeJSON", package: "AppNative"),
+                // AppNativeCrypto (the HMAC key) is only exported through the umbrella product.
+                .product(name: "AppNative", package: "AppNative"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system && target.name != "CAppNativeFuzzer" {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses in Tests/Fuzz and runs each one for a bounded time, seeded
+# with corpora made from the committed vector files (STYLE.md §6).
+#
+#   scripts/fuzz.sh                      every harness, FUZZ_SECONDS (default 60) each
+#   FUZZ_SECONDS=300 scripts/fuzz.sh FuzzJWT
+#
+# Environment:
+#   FUZZ_SECONDS    run time per harness, seconds (default 60)
+#   FUZZ_WORK       work folder for corpora, crash artifacts and logs
+#                   (default Tests/Fuzz/.build/fuzz-work)
+#   FUZZ_CONFIG     SwiftPM configuration of the harness build (default release)
+#
+# Exits non-zero when a harness crashes, leaks, times out or fails its invariants; the input
+# that did it is kept under $FUZZ_WORK/<harness>/artifacts/ (replay: run the harness binary with
+# that file as its only argument). Needs the toolchain's ld.lld (gold cannot link
+# -sanitize=fuzzer) and python3 for the seeds.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+package="$root/Tests/Fuzz"
+seconds="${FUZZ_SECONDS:-60}"
+work="${FUZZ_WORK:-$package/.build/fuzz-work}"
+config="${FUZZ_CONFIG:-release}"
+all_harnesses=(FuzzHTTPRequestParser FuzzJSONParser FuzzJWT)
+if [ $# -gt 0 ]; then harnesses=("$@"); else harnesses=("${all_harnesses[@]}"); fi
+
+for harness in "${harnesses[@]}"; do
+  case " ${all_harnesses[*]} " in
+    *" $harness "*) ;;
+    *) echo "fuzz: unknown harness $harness (known: ${all_harnesses[*]})" >&2; exit 2 ;;
+  esac
+done
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz: FUZZ_SECONDS must be a positive integer, got '$seconds'" >&2
+  exit 2
+fi
+
+# -fuse-ld=lld: clang finds ld.lld next to itself in the Swift toolchain, else on PATH
+# (Debian package lld).
+toolchain_bin="$(dirname "$(readlink -f "$(command -v swiftc)")")"
+if [ ! -x "$toolchain_bin/ld.lld" ] && ! command -v ld.lld >/dev/null 2>&1; then
+  echo "fuzz: ld.lld not found in $toolchain_bin or on PATH; install the Debian package lld" >&2
+  exit 2
+fi
+
+build_flags=(-c "$config" -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
+echo "fuzz: building $package ($config, fuzzer+address)" >&2
+swift build --package-path "$package" "${build_flags[@]}" >&2
+bin="$(swift build --package-path "$package" "${build_flags[@]}" --show-bin-path)"
+
+# Seed corpora from the committed vectors, rebuilt on every run.
+python3 - "$root" "$work" <<'PYTHON'
+import base64, json, os, shutil, sys
+
+root, work = sys.argv[1], sys.argv[2]
+
+def fresh(harness):
+    corpus = os.path.join(work, harness, "corpus")
+    shutil.rmtree(corpus, ignore_errors=True)
+    os.makedirs(corpus)
+    return corpus
+
+def write(corpus, name, data):
+    with open(os.path.join(corpus, name), "wb") as f:
+        f.write(data)
+
+# HTTP: every request vector (README: one byte per character, Latin-1), behind a split byte.
+corpus = fresh("FuzzHTTPRequestParser")
+vectors = json.load(open(os.path.join(root, "Tests/AppNativeHTTPTests/Fixtures/vectors/http1/requests.json")))
+for case in vectors["cases"]:
+    raw = case["raw"].encode("latin-1")
+    for split in (0x00, 0x80, 0xFF):
+        write(corpus, "%s-%02x" % (case["id"], split), bytes([split]) + raw)
+
+# JSON: the JSONTestSuite files as they are.
+corpus = fresh("FuzzJSONParser")
+base = os.path.join(root, "Tests/AppNativeJSONTests/Fixtures/vectors/json")
+for folder in ("test_parsing", "test_transform"):
+    directory = os.path.join(base, folder)
+    for name in sorted(os.listdir(directory)):
+        shutil.copyfile(os.path.join(directory, name), os.path.join(corpus, folder + "-" + name))
+
+# JWT: mode 0 = compact token; mode 1 = header JSON, 0x00, payload JSON (signed by the harness).
+corpus = fresh("FuzzJWT")
+def b64decode(segment):
+    try:
+        return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+    except Exception:
+        return None
+tokens = []
+attacks = json.load(open(os.path.join(root, "Tests/AppNativeAuthTests/Fixtures/vectors/jwt-attacks/jwt-attack-cases.json")))
+tokens += [(c["id"], c["token"]) for c in attacks["cases"] if isinstance(c.get("token"), str)]
+jose = json.load(open(os.path.join(root, "Tests/AppNativeAuthTests/Fixtures/vectors/jose/rfc7515-rfc7520-jws.json")))
+for index, case in enumerate(jose.get("cases", [])):
+    for key in ("compact", "token", "jws"):
+        if isinstance(case.get(key), str) and case[key].count(".") == 2:
+            tokens.append(("jose-%d" % index, case[key]))
+for name, token in tokens:
+    encoded = token.encode("utf-8", "surrogateescape")
+    write(corpus, "token-" + name, b"\x00" + encoded)
+    parts = token.split(".")
+    if len(parts) == 3:
+        header, payload = b64decode(parts[0]), b64decode(parts[1])
+        if header is not None and payload is not None:
+            write(corpus, "signed-" + name, b"\x01" + header + b"\x00" + payload)
+now = attacks["evaluationTime"]
+valid = {"iss": "https://issuer.test", "aud": "api://fuzz", "sub": "subject", "iat": now, "nbf": now, "exp": now + 3600}
+write(corpus, "signed-valid", b"\x01" + b'{"alg":"HS256","typ":"JWT"}' + b"\x00" + json.dumps(valid).encode())
+PYTHON
+
+# Largest input per harness: past every limit the harness configures (HTTP 1 KiB header
+# section, JWT 16 KiB token) without spending the time budget on huge inputs.
+max_len() {
+  case "$1" in
+    FuzzJWT) echo 20000 ;;
+    *) echo 8192 ;;
+  esac
+}
+
+failed=()
+summary=()
+for harness in "${harnesses[@]}"; do
+  dir="$work/$harness"
+  mkdir -p "$dir/artifacts"
+  log="$dir/fuzz.log"
+  seeds=$(find "$dir/corpus" -type f | wc -l)
+  echo "fuzz: $harness for ${seconds}s ($seeds seeds)" >&2
+  status=0
+  SWIFT_BACKTRACE=enable=no "$bin/$harness" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$harness")" \
+    -print_final_stats=1 -artifact_prefix="$dir/artifacts/" "$dir/corpus" >"$log" 2>&1 || status=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
+  if [ "$status" -ne 0 ]; then
+    failed+=("$harness")
+    echo "fuzz: $harness FAILED (exit $status); log $log, artifacts $dir/artifacts/" >&2
+    grep -E -A12 '^==[0-9]+==ERROR|Fatal error|Precondition failed|deadly signal|Test unit written' "$log" | head -60 >&2 || tail -40 "$log" >&2
+  fi
+  summary+=("$(printf '%-24s %-7s runs %-10s exec/s %-8s %s' "$harness" "$([ "$status" -eq 0 ] && echo ok || echo FAILED)" "${runs:-?}" "${speed:-?}" "$coverage")")
+done
+
+echo "fuzz: summary (${seconds}s per harness)"
+printf '  %s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: failing harnesses: ${failed[*]}" >&2
+  exit 1
+fi
