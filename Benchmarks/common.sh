@@ -133,6 +133,9 @@ start_nginx_proxy() {
 
 # The gateway in front of the upstream, on ports it picks itself (port 0). Sets gateway_pid,
 # gateway_port, gateway_admin_port. Extra environment: GATEWAY_ENV (space-separated K=V).
+# Every path is public (PUBLIC_PATHS=/), so what is measured is the HTTP engine and the proxy,
+# as with nginx; the Entra settings are there because `serve` requires them (the key set URL
+# points at the upstream, which has none: the gateway logs a warning and never needs a key).
 gateways_started=0
 start_gateway() {
   gateways_started=$((gateways_started + 1))
@@ -140,6 +143,8 @@ start_gateway() {
   # shellcheck disable=SC2086
   env -i PATH=/usr/bin:/bin UPSTREAM_URL="http://127.0.0.1:$upstream_port" \
     LISTEN=127.0.0.1:0 ADMIN_LISTEN=127.0.0.1:0 EVENT_LOOPS="${EVENT_LOOPS:-2}" ACCESS_LOG=false \
+    PUBLIC_PATHS=/ ENTRA_TENANT_ID=00000000-0000-4000-8000-00000000b0b0 \
+    ENTRA_AUDIENCE=00000000-0000-4000-8000-00000000b0b1 ENTRA_JWKS_URL="http://127.0.0.1:$upstream_port/jwks" \
     ${GATEWAY_ENV:-} "$binary" serve >"$out" 2>"$err" &
   gateway_pid=$!
   started_pids+=("$gateway_pid")

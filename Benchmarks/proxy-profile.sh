@@ -83,14 +83,15 @@ echo
 rows() {
   callgrind_annotate --inclusive="$1" --threshold=100 "$dump" 2>/dev/null \
     | awk '/^-+$/ {dash++; next} dash >= 3 && /^ *[0-9,]+ / {print}' \
-    | awk -v n="$requests" -v t="$total" -v self="$1" '{
+    | awk -v n="$requests" -v t="$total" -v self="$1" -v top="$top" '{
         c = $1; gsub(",", "", c); c += 0
         if (self == "no" && c >= 0.95 * t) next
+        if (++shown > top) next  # read on: closing the pipe early would fail under pipefail
         name = $0; sub(/^ *[0-9,]+ +\( *[0-9.]+%\) +/, "", name); sub(/^\?\?\?:/, "", name); sub(/^\.?\/[^ :]*:/, "", name)
         lib = name; sub(/.*\[/, "", lib); sub(/\]$/, "", lib); n1 = split(lib, parts, "/"); lib = parts[n1]
         sub(/ \[[^]]*\]$/, "", name)
         printf "%9.0f %6.2f%%  %s  [%s]\n", c / n, 100 * c / t, name, lib }' \
-    | head -n "$top" | "$demangle" --simplified | cut -c1-220
+    | "$demangle" --simplified | cut -c1-220
 }
 echo "top $top functions by exclusive (self) instructions per request:"
 rows no
