@@ -229,3 +229,18 @@ read_children_ticks() {
 ticks_sum() {
   cpu_ticks "$1" | awk '{print $1 + $2}'
 }
+
+# Waits (WAIT_FOR_WRK seconds at most, 900) while a wrk run by someone else is going on: two
+# load generators on 2 cores measure each other. Call it only while no wrk of ours runs.
+wait_for_other_wrk() {
+  local waited=0 limit="${WAIT_FOR_WRK:-900}"
+  while pgrep -x wrk >/dev/null; do
+    [ "$waited" -eq 0 ] && echo "waiting for another wrk to finish…" >&2
+    if [ "$waited" -ge "$limit" ]; then
+      echo "still a wrk running after ${limit} s; measuring anyway" >&2
+      return
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+}

@@ -5,7 +5,8 @@
 # 60 s is still under load) and samples the gateway's VmRSS every 5 s. Memory is flat when the last sample is within 10% of the first sample after the warm-up.
 #
 # Environment: DURATION (60, seconds), INTERVAL (5), WARMUP (10, seconds of the run before the
-# reference sample), CONNECTIONS (50), EVENT_LOOPS (2), GATEWAY_BIN (else built here).
+# reference sample), CONNECTIONS (50), EVENT_LOOPS (2), GATEWAY_BIN (else built here),
+# WAIT_FOR_WRK (900: seconds to wait first for a wrk run by someone else).
 # Needs: nginx-light wrk python3 procps.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -28,6 +29,7 @@ mb() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
 printf '%8s %10s %10s %12s %s\n' "t (s)" "RSS MB" "HWM MB" "requests" "load (1 5 15)"
 printf '%8s %10s %10s %12s %s\n' "before" "$(mb "$rss")" "$(mb "$hwm")" "-" "$(load_average)"
 
+wait_for_other_wrk
 wrk -t1 -c"$connections" -d"$((duration + 1))s" "http://127.0.0.1:$gateway_port/" >"$work_dir/wrk.out" &
 wrk_pid=$!
 started_pids+=("$wrk_pid")

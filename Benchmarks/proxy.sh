@@ -15,7 +15,8 @@
 #
 # Environment: DURATION (10s), CONNECTIONS (50), THREADS (1), ROUNDS (2), WARMUP (2s, per target),
 # EVENT_LOOPS (2), PROXY_WORKERS (2), UPSTREAM_WORKERS (1), GATEWAY_BIN (else built here),
-# COMPARE_GATEWAY_BIN (optional: a second gateway build, run as (d) in every round, for A/B).
+# COMPARE_GATEWAY_BIN (optional: a second gateway build, run as (d) in every round, for A/B),
+# WAIT_FOR_WRK (900: seconds to wait, before each run, for a wrk run by someone else).
 # Needs: nginx-light wrk python3 procps. About 70 s with the defaults.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -69,6 +70,7 @@ printf '%-5s %-9s %10s %9s %9s %12s %6s %14s %7s %12s %s\n' \
   run target "req/s" "p50 ms" "p99 ms" "cpu us/req" "user" "upstr us/req" errors "other cores" "load (1 5 15)"
 for round in $(seq 1 "$rounds"); do
   for target in "${targets[@]}"; do
+    wait_for_other_wrk
     load=$(load_average)
     machine_before=$(machine_busy_ticks)
     read_children_ticks

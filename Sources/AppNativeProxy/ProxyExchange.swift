@@ -68,7 +68,9 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         bytes.reserveCapacity(512)
         HTTPSerializer.appendRequestHead(upstreamHead, to: &bytes)
         upstream.write(bytes)
-        if upstream.isConnected { arm(pool.configuration.responseTimeout, phase: .response) }
+        // The response timeout runs from the end of the request: a long upload is bounded by
+        // the client's body-idle timeout instead, not cut at UPSTREAM_RESPONSE_TIMEOUT.
+        if upstream.isConnected && isRequestBodyDone { arm(pool.configuration.responseTimeout, phase: .response) }
         if exchange.hasRequestBody && !hasSentBody { startBody() }
     }
 
@@ -89,13 +91,18 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private func bodyEnded(_ trailers: HTTPHeaders?) {
         isRequestBodyDone = true
         if sendsChunked { upstream?.writeLastChunk(trailers: trailers) }
+        if upstream?.isConnected == true, !isResponseDone { arm(pool.configuration.responseTimeout, phase: .response) }
         maybeRelease()
     }
 
     // MARK: Upstream events
 
     func upstreamConnected(_ connection: UpstreamConnection) {
-        arm(pool.configuration.responseTimeout, phase: .response)
+        if isRequestBodyDone {
+            arm(pool.configuration.responseTimeout, phase: .response)
+        } else {
+            disarm()  // the connect timeout is over; the body's pace is the client's
+        }
     }
 
     func upstreamWritable(_ connection: UpstreamConnection) {

@@ -141,6 +141,24 @@ struct ProxyTests {
         #expect(slow.bodyText == #"{"detail":"Upstream timed out"}"#)
     }
 
+    @Test("the upstream response timeout starts when the request is sent, not while a slow upload runs")
+    func slowUploadIsNotCutByResponseTimeout() async throws {
+        let fixture = try await ProxyFixture.start(["UPSTREAM_RESPONSE_TIMEOUT": "0.5"])
+        defer { fixture.stop() }
+        let port = fixture.port
+        let response = try await blocking { () -> RawHTTPClient.Response in
+            let client = try RawHTTPClient(port: port)
+            try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\n")
+            for byte in "abcdef" {
+                usleep(250_000)
+                try client.send(String(byte))
+            }
+            return try client.readResponse(to: "POST")
+        }
+        #expect(response.status == 200)
+        #expect(try ProxyFixture.echo(response)["body_length"] as? Int == 6)
+    }
+
     @Test("an upstream reset mid-response closes the client connection")
     func resetMidResponse() async throws {
         let fixture = try await ProxyFixture.start()
