@@ -3,7 +3,7 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug/app-native-gateway
 
-.PHONY: run test deps build build-release bench clean
+.PHONY: run test deps build build-release bench fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -22,6 +22,10 @@ test: deps
 # Starts the gateway on its embedded dev default (see README).
 run: build
 	@$(BIN) dev
+
+# libFuzzer harnesses (Tests/Fuzz) for a bounded time each; CI runs it after `make test`.
+fuzz: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-30} scripts/fuzz.sh
 
 # Benchmarks need a release build; each script prints ratios against a peer.
 bench: build-release

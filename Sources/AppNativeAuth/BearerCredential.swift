@@ -4,6 +4,37 @@ public enum BearerCredential: Sendable {
     ///   otherwise the token, which may be `""` (`Bearer` alone still takes the token path and fails).
     public static func token(fromAuthorization header: String?) -> String? {
         guard let header, !header.isEmpty else { return nil }
+        // Every real header is ASCII: scan its bytes (Unicode White_Space in ASCII is 09-0D, 20).
+        if let result = asciiToken(header) { return result }
+        return unicodeToken(header)
+    }
+
+    /// `.some(answer)` for an ASCII header, `nil` when a non-ASCII byte needs the Unicode scan.
+    private static func asciiToken(_ header: String) -> String?? {
+        let bearer: [UInt8] = Array("bearer".utf8)
+        var header = header
+        return header.withUTF8 { bytes -> String?? in
+            let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+            let count = bytes.count
+            var index = 0
+            while index < count {
+                if bytes[index] >= 0x80 { return nil }
+                index += 1
+            }
+            index = 0
+            while index < count, isSpace(bytes[index]) { index += 1 }
+            let schemeStart = index
+            while index < count, !isSpace(bytes[index]) { index += 1 }
+            guard index - schemeStart == bearer.count else { return .some(nil) }
+            for offset in 0..<bearer.count where bytes[schemeStart + offset] | 0x20 != bearer[offset] { return .some(nil) }
+            var start = index, end = count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+        }
+    }
+
+    private static func unicodeToken(_ header: String) -> String? {
         let scalars = Array(header.unicodeScalars)
         var index = 0
         while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
