@@ -11,7 +11,7 @@ packages=(
   # interoperability peers: PyJWT mints and reads tokens and cookies, h2 drives the fake APNs server
   python3-jwt python3-cryptography python3-h2 python3-websockets
   # real peers of the integration tests and benchmarks
-  nginx-light wrk caddy curl
+  nginx-light wrk caddy curl haproxy apache2-bin libapache2-mod-auth-openidc procps
 )
 
 missing=()
