@@ -18,6 +18,8 @@ public struct SessionCookieCodec: Sendable {
     /// Cookies already verified, by SHA-256 of their value: a WebView sends the same cookie on
     /// every request until it is renewed. Expiry is checked on every hit.
     private let verified: VerifiedCookieCache
+    /// The last `Set-Cookie` value per user and the second it was built in.
+    private let issued = Locked<[UserIdentity: (second: Int64, header: String)]>([:])
 
     public init(
         settings: SessionCookieSettings,
@@ -61,8 +63,19 @@ public struct SessionCookieCodec: Sendable {
     }
 
     /// The `Set-Cookie` header value that issues a fresh cookie (auth.md §8.3).
+    ///
+    /// `iat` has one-second resolution, so within a second the header for a user is byte-for-byte
+    /// the same: it is built once per user and second (JSON, HMAC and base64 run once, not on
+    /// every token-authenticated response).
     public func setCookieHeader(for user: UserIdentity) -> String {
-        "\(settings.name)=\(value(for: user)); \(attributes(maxAge: settings.maxAge.components.seconds))"
+        let second = Int64(time.wallSeconds.rounded(.down))
+        if let cached = issued.withLock({ $0[user] }), cached.second == second { return cached.header }
+        let header = "\(settings.name)=\(value(for: user)); \(attributes(maxAge: settings.maxAge.components.seconds))"
+        issued.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll(keepingCapacity: true) }
+            cache[user] = (second, header)
+        }
+        return header
     }
 
     /// The `Set-Cookie` header value that clears the cookie.

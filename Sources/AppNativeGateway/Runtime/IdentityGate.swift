@@ -33,7 +33,17 @@ final class IdentityMetrics: Sendable {
         waits = registry.counter("auth.key_waits", help: "Requests that waited for a JWKS reload")
     }
 
+    private let counters = Locked<[String: Counter]>([:])
+
+    /// Counts an outcome; the counter is looked up in the registry once per (result, reason).
     func outcome(_ result: String, reason: String) {
-        registry.counter("auth.outcomes", labels: ["result": result, "reason": reason], help: "Authentication outcomes").increment()
+        let key = result + "/" + reason
+        if let counter = counters.withLock({ $0[key] }) {
+            counter.increment()
+            return
+        }
+        let counter = registry.counter("auth.outcomes", labels: ["result": result, "reason": reason], help: "Authentication outcomes")
+        counters.withLock { $0[key] = counter }
+        counter.increment()
     }
 }
