@@ -51,9 +51,20 @@ echo "upstream: nginx, worker_processes ${UPSTREAM_WORKERS:-1}; nginx proxy: wor
   "gateway: EVENT_LOOPS=${EVENT_LOOPS:-2}, ACCESS_LOG=false"
 echo
 
+# wrk against a target; on failure says which target and whether its server is still running.
+run_wrk() {
+  local target="$1"
+  shift
+  if ! wrk "$@" "http://127.0.0.1:${port[$target]}/"; then
+    kill -0 "${server_pid[$target]}" 2>/dev/null && state="still running" || state="not running any more"
+    die "wrk against $target (port ${port[$target]}) failed; its server (pid ${server_pid[$target]}) is $state$(
+      [ "${target#gateway}" != "$target" ] && printf '; gateway stderr:\n%s' "$(tail -5 "$work_dir"/gateway-*.err)")"
+  fi
+}
+
 if [ "$warmup" != "0" ] && [ "$warmup" != "0s" ]; then
   for target in "${targets[@]}"; do
-    wrk -t"$threads" -c"$connections" -d"$warmup" "http://127.0.0.1:${port[$target]}/" >/dev/null
+    run_wrk "$target" -t"$threads" -c"$connections" -d"$warmup" >/dev/null
   done
 fi
 
@@ -77,7 +88,7 @@ for round in $(seq 1 "$rounds"); do
     children_before=$children_ticks_now
     read -r user_before sys_before < <(cpu_ticks "${server_pid[$target]}")
     up_before=$(ticks_sum "$upstream_pid")
-    out=$(wrk -t"$threads" -c"$connections" -d"$duration" --latency "http://127.0.0.1:${port[$target]}/")
+    out=$(run_wrk "$target" -t"$threads" -c"$connections" -d"$duration" --latency)
     read -r user_after sys_after < <(cpu_ticks "${server_pid[$target]}")
     up_after=$(ticks_sum "$upstream_pid")
     before=$((user_before + sys_before))

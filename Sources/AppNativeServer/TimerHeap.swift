@@ -22,6 +22,19 @@ struct TimerHeap {
 
     mutating func cancel(_ id: UInt64) {
         callbacks.removeValue(forKey: id)
+        // Cancelled entries stay in the heap until they surface; a request that arms and cancels
+        // a 60 s timer would otherwise leave requests/s × 60 dead entries. Rebuild when most are dead.
+        if heap.count > 1024 && heap.count > 2 * callbacks.count { compact() }
+    }
+
+    private mutating func compact() {
+        heap.removeAll { callbacks[$0.id] == nil }
+        // Floyd's heap construction from the surviving entries, O(n).
+        var index = heap.count / 2
+        while index > 0 {
+            index -= 1
+            siftDown(index)
+        }
     }
 
     /// The earliest live deadline, dropping cancelled entries on the way.

@@ -26,6 +26,7 @@ struct ForwardAuthTests {
         let configuration = """
             worker_processes 1;
             daemon off;
+            master_process off;
             pid \(directory.path)/nginx.pid;
             error_log \(directory.path)/error.log warn;
             events { worker_connections 256; }
