@@ -45,7 +45,7 @@ struct LargeTransferTests {
         try Self.lowerPriority(ports: [fixture.port, fixture.upstream.port, digestPeer.port])
         let descriptorsAtStart = try await Self.settledDescriptors(probe, port: fixture.port)
         let (port, digestPort, size) = (fixture.port, digestPeer.port, Self.gibibyte)
-        let (status, received, digest, expected) = try await atLowPriority { () -> (Int, Int, String, String) in
+        let (status, received, digest, expected) = try await Self.explainingFailure(fixture.gateway) { () -> (Int, Int, String, String) in
             let client = try RawHTTPClient(port: port, timeout: .seconds(30))
             try client.send("GET /big?n=\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
             let reader = StreamingResponseReader(client)
@@ -58,7 +58,7 @@ struct LargeTransferTests {
         #expect(status == 200)
         #expect(received == size)
         #expect(digest == expected, "SHA-256 of the downloaded body")
-        Self.checkMemoryAndDescriptors(probe, descriptorsAtStart: descriptorsAtStart, label: "1 GiB download")
+        Self.checkMemoryAndDescriptors(probe, fixture.gateway, descriptorsAtStart: descriptorsAtStart, label: "1 GiB download")
     }
 
     @Test("a client that reads 64 KiB every 2 s does not make the gateway buffer a 200 MiB download")
@@ -75,7 +75,8 @@ struct LargeTransferTests {
         _ = try await blocking { try RawHTTPClient.get(port: port, "/big?n=\(4 * Self.mebibyte)").status }
         let baselineKiB = probe.residentKiB
         let digestPort = digestPeer.port
-        let (status, received, digest, stalledKiB, expected) = try await atLowPriority { () -> (Int, Int, String, [Int], String) in
+        let gateway = fixture.gateway
+        let (status, received, digest, stalledKiB, expected) = try await Self.explainingFailure(gateway) { () -> (Int, Int, String, [Int], String) in
             let client = try RawHTTPClient(port: port, timeout: .seconds(30))
             try client.send("GET /big?n=\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
             let reader = StreamingResponseReader(client)
@@ -105,7 +106,7 @@ struct LargeTransferTests {
         // second; with it, it holds one write watermark (256 KiB) and a read buffer per side.
         let growthKiB = (stalledKiB.max() ?? 0) - baselineKiB
         #expect(growthKiB < 16 * 1024, "VmRSS grew by \(growthKiB) KiB while the client stalled")
-        #expect(peakKiB < Self.maxPeakResidentKiB)
+        #expect(peakKiB > 0 && peakKiB < Self.maxPeakResidentKiB, "gateway VmHWM \(peakKiB) KiB; log: \(gateway.logs.suffix(3000))")
     }
 
     // MARK: Uploads
@@ -121,7 +122,7 @@ struct LargeTransferTests {
         try Self.lowerPriority(ports: [fixture.port, fixture.upstreamPort, digestPeer.port])
         let descriptorsAtStart = try await Self.settledDescriptors(probe, port: fixture.port)
         let (port, digestPort, size) = (fixture.port, digestPeer.port, Self.gibibyte)
-        let (response, sentDigest) = try await atLowPriority { () -> (RawHTTPClient.Response, String) in
+        let (response, sentDigest) = try await Self.explainingFailure(fixture.gateway) { () -> (RawHTTPClient.Response, String) in
             let client = try RawHTTPClient(port: port, timeout: .seconds(30))
             let framing = chunked ? "Transfer-Encoding: chunked" : "Content-Length: \(size)"
             try client.send("POST /upload HTTP/1.1\r\nHost: x\r\n\(framing)\r\n\r\n")
@@ -154,7 +155,7 @@ struct LargeTransferTests {
         #expect(echo.bodyLength == size)
         #expect(echo.bodySHA256 == sentDigest, "SHA-256 at the upstream equals the one of the bytes sent")
         Self.checkMemoryAndDescriptors(
-            probe, descriptorsAtStart: descriptorsAtStart, label: "1 GiB \(chunked ? "chunked" : "Content-Length") upload"
+            probe, fixture.gateway, descriptorsAtStart: descriptorsAtStart, label: "1 GiB \(chunked ? "chunked" : "Content-Length") upload"
         )
     }
 
@@ -186,6 +187,15 @@ struct LargeTransferTests {
         return try hasher.finalize()
     }
 
+    /// `atLowPriority(body)`; a failure carries the end of the gateway's log.
+    static func explainingFailure<T: Sendable>(_ gateway: GatewayProcess, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await atLowPriority(body)
+        } catch {
+            throw FixtureFailure(description: "\(error); gateway log: \(gateway.logs.suffix(3000))")
+        }
+    }
+
     /// Lowers the CPU priority of the child processes listening on `ports` (gateway and peers).
     static func lowerPriority(ports: [Int]) throws {
         for port in ports { try ChildProcessProbe.find(listeningOn: port).lowerPriority() }
@@ -201,10 +211,10 @@ struct LargeTransferTests {
     /// Records the gateway's peak resident memory, asserts the bound, and checks every client
     /// connection was closed (a pooled upstream connection per loop may stay: one more than
     /// after the warm-up, with two loops).
-    static func checkMemoryAndDescriptors(_ probe: ChildProcessProbe, descriptorsAtStart: Int, label: String) {
+    static func checkMemoryAndDescriptors(_ probe: ChildProcessProbe, _ gateway: GatewayProcess, descriptorsAtStart: Int, label: String) {
         let peakKiB = probe.peakResidentKiB
         print("\(label): gateway VmHWM \(peakKiB) KiB (\(peakKiB / 1024) MiB), VmRSS now \(probe.residentKiB) KiB")
-        #expect(peakKiB > 0 && peakKiB < maxPeakResidentKiB, "\(label): gateway VmHWM \(peakKiB) KiB")
+        #expect(peakKiB > 0 && peakKiB < maxPeakResidentKiB, "\(label): gateway VmHWM \(peakKiB) KiB; log: \(gateway.logs.suffix(3000))")
         let descriptors = probe.waitForDescriptors(atMost: descriptorsAtStart + 1)
         #expect(descriptors <= descriptorsAtStart + 1, "\(label): gateway holds \(descriptors) descriptors, \(descriptorsAtStart) at start")
     }
