@@ -8,8 +8,11 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private let exchange: HTTPExchange
     private let pool: UpstreamPool
     private unowned let handler: ProxyHandler
-    private let upstreamHead: HTTPRequestHead
-    private let sendsChunked: Bool
+    private var upstreamHead: HTTPRequestHead
+    private var sendsChunked: Bool
+    private let mediation: ExchangeMediation?
+    /// A mediated response is collected here until it ends (bounded by the mediator).
+    private var collected: (status: Int, headers: HTTPHeaders, body: [UInt8])?
     private var upstream: UpstreamConnection?
     private var timer: UInt64?
     private var attempts = 0
@@ -22,8 +25,16 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private(set) var upstreamStartedAt: UInt64 = 0
     private(set) var upstreamDuration: UInt64 = 0
 
-    init(exchange: HTTPExchange, pool: UpstreamPool, handler: ProxyHandler, upstreamHead: HTTPRequestHead, requestID: String) {
+    init(
+        exchange: HTTPExchange,
+        pool: UpstreamPool,
+        handler: ProxyHandler,
+        upstreamHead: HTTPRequestHead,
+        requestID: String,
+        mediation: ExchangeMediation? = nil
+    ) {
         self.exchange = exchange
+        self.mediation = mediation
         self.pool = pool
         self.handler = handler
         self.upstreamHead = upstreamHead
@@ -35,7 +46,11 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     func start() {
         exchange.onAbort = { [weak self] in self?.clientGone() }
         upstreamStartedAt = exchange.loop.nowNanoseconds
-        connectAndSend()
+        if let filter = mediation?.requestBody, exchange.hasRequestBody {
+            startFilteredBody(filter)
+        } else {
+            connectAndSend()
+        }
     }
 
     private func connectAndSend() {
@@ -95,6 +110,73 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         maybeRelease()
     }
 
+    // MARK: Filtered body (native routes)
+
+    /// Reads the client's body through `filter` before contacting the upstream: the upstream
+    /// connection opens with the first bytes the filter releases.
+    private func startFilteredBody(_ filter: any RequestBodyFilter) {
+        hasSentBody = true
+        exchange.onBodyChunk = { [weak self] chunk in self?.filterBody(chunk, filter) }
+        exchange.onBodyEnd = { [weak self] _ in self?.filteredBodyEnded(filter) }
+        exchange.onWritable = { [weak self] in self?.upstream?.resumeReading() }
+        exchange.readBody()
+    }
+
+    private func filterBody(_ chunk: UnsafeRawBufferPointer, _ filter: any RequestBodyFilter) {
+        guard !isFinished else { return }
+        let released: [UInt8]
+        do { released = try filter.consume(chunk) } catch { return refuse(error) }
+        guard !released.isEmpty else { return }
+        if upstream == nil { beginFilteredUpstream(filter, contentLength: nil) }
+        guard let upstream else { return }
+        released.withUnsafeBytes { upstream.writeChunk($0) }
+        if !upstream.isBelowWatermark { exchange.pauseBody() }
+    }
+
+    private func filteredBodyEnded(_ filter: any RequestBodyFilter) {
+        guard !isFinished else { return }
+        let released: [UInt8]
+        do { released = try filter.finish() } catch { return refuse(error) }
+        isRequestBodyDone = true
+        if upstream == nil {
+            beginFilteredUpstream(filter, contentLength: released.count)
+            upstream?.write(released)
+        } else {
+            if !released.isEmpty { released.withUnsafeBytes { upstream?.writeChunk($0) } }
+            upstream?.writeLastChunk(trailers: nil)
+            if upstream?.isConnected == true { arm(pool.configuration.responseTimeout, phase: .response) }
+        }
+        maybeRelease()
+    }
+
+    /// Sends the head once the filter releases its first bytes: with `Content-Length` when the
+    /// whole body is known, chunked otherwise.
+    private func beginFilteredUpstream(_ filter: any RequestBodyFilter, contentLength: Int?) {
+        upstreamHead.headers.remove("Content-Length")
+        upstreamHead.headers.remove("Transfer-Encoding")
+        if let contentLength {
+            upstreamHead.headers.add(name: "Content-Length", value: String(contentLength))
+        } else {
+            upstreamHead.headers.add(name: "Transfer-Encoding", value: "chunked")
+        }
+        if let contentType = filter.upstreamContentType { upstreamHead.headers.replaceOrAdd(name: "Content-Type", value: contentType) }
+        sendsChunked = contentLength == nil
+        connectAndSend()
+    }
+
+    /// The filter refused the body: the upstream (if it saw anything) loses its connection, so
+    /// a half-sent body is never taken for a complete one.
+    private func refuse(_ answer: MediatedAnswer) {
+        disarm()
+        isFinished = true
+        let connection = upstream
+        upstream = nil
+        connection?.release(reusable: false)
+        // Whatever is left of the body is drained (or the connection closed) by the server.
+        exchange.resumeBody()
+        exchange.respond(status: answer.status, headers: answer.headers, body: answer.body)
+    }
+
     // MARK: Upstream events
 
     func upstreamConnected(_ connection: UpstreamConnection) {
@@ -119,6 +201,10 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             }
             disarm()
             upstreamDuration = exchange.loop.nowNanoseconds - upstreamStartedAt
+            if mediation?.response != nil {
+                collected = (head.status, head.headers, [])
+                return
+            }
             let isUpgrade = head.status == 101
             _ = HopByHopHeaders.remove(from: &head.headers, keepingWebSocketUpgrade: isUpgrade)
             if isUpgrade {
@@ -129,11 +215,27 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             exchange.sendHead(head)
             if isUpgrade { startTunnel(connection) }
         case .body(let range):
+            if let mediator = mediation?.response {
+                collected?.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[range]))
+                if (collected?.body.count ?? 0) > mediator.maxUpstreamBodyBytes {
+                    connection.release(reusable: false)
+                    upstream = nil
+                    handler.count(.invalidResponse)
+                    respondError(502, "Upstream response too large")
+                }
+                return
+            }
             exchange.sendBody(UnsafeRawBufferPointer(rebasing: buffer[range]))
             if !exchange.isWritable { connection.pauseReading() }
         case .end(let trailers):
             isResponseDone = true
-            exchange.finish(trailers: trailers)
+            if let mediator = mediation?.response, let collected {
+                self.collected = nil
+                let answer = mediator.answer(status: collected.status, headers: collected.headers, body: collected.body)
+                exchange.respond(status: answer.status, headers: answer.headers, body: answer.body)
+            } else {
+                exchange.finish(trailers: trailers)
+            }
             maybeRelease()
         }
     }
@@ -231,6 +333,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private func respondError(_ status: Int, _ detail: String) {
         guard !isFinished else { return }
         isFinished = true
+        exchange.resumeBody()  // the rest of an upload is drained, not left paused
         if exchange.hasResponseStartedPublic {
             exchange.abortConnection()
         } else {

@@ -48,20 +48,28 @@ public final class ProxyHandler: HTTPExchangeHandler {
     ///
     /// Identity headers a client sent are always removed first (`IdentityHeaders.forgedNames`);
     /// `strippedCookie` is removed from `Cookie`, and `Authorization` unless `keepsAuthorization`.
+    /// A `mediation` (native routes) filters the body and reshapes the answer; `pool` sends the
+    /// exchange to another upstream than this handler's own (a per-route URL); `requestID` is the
+    /// one the caller already resolved for its own logs.
     public func forward(
         _ exchange: HTTPExchange,
         extraHeaders: HTTPHeaders,
         strippedCookie: String? = nil,
-        keepsAuthorization: Bool = true
+        keepsAuthorization: Bool = true,
+        mediation: ExchangeMediation? = nil,
+        pool: UpstreamPool? = nil,
+        requestID: String? = nil
     ) {
+        let pool = pool ?? self.pool
         let request = exchange.request
-        let requestID = RequestID.resolve(from: request.headers)
+        let requestID = requestID ?? RequestID.resolve(from: request.headers)
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
         var head = request.forwardingHead(
             framing: exchange.framing,
             fallbackHost: pool.configuration.hostHeader,
             keepingWebSocketUpgrade: isWebSocket
         )
+        if let target = mediation?.upstreamTarget { head.target = target }
         if !pool.configuration.pathPrefix.isEmpty { head.target = pool.configuration.pathPrefix + head.target }
         // We answer `Expect: 100-continue` ourselves when we start reading the body.
         head.headers.remove("Expect")
@@ -84,7 +92,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
         }
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
         for field in extraHeaders { head.headers.add(name: field.name, value: field.value) }
-        let proxy = ProxyExchange(exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID)
+        let proxy = ProxyExchange(
+            exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID, mediation: mediation
+        )
         active[ObjectIdentifier(exchange)] = proxy
         proxy.start()
     }

@@ -111,6 +111,18 @@ public final class RawHTTPClient {
         return received == 0 || (received < 0 && errno == ECONNRESET)
     }
 
+    /// One request with a body (`Content-Length`) on a fresh connection.
+    public static func request(
+        port: Int, method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []
+    ) throws -> Response {
+        let client = try RawHTTPClient(port: port)
+        var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" || method == "PUT" { request += "Content-Length: \(body.count)\r\n" }
+        try client.send(Array((request + "\r\n").utf8) + body)
+        return try client.readResponse(to: method)
+    }
+
     /// One request on a fresh connection.
     public static func get(port: Int, _ target: String, headers: [String: String] = [:]) throws -> Response {
         let client = try RawHTTPClient(port: port)

@@ -15,6 +15,9 @@ public struct GatewayConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     public var isAccessLogEnabled: Bool
     public var identity: IdentityConfiguration
+    public var native: NativeRoutesConfiguration
+    /// Served at `/.well-known/apple-app-site-association` when `APPLE_APP_IDS` is set.
+    public var appSiteAssociation: AppleAppSiteAssociation?
 
     /// The settings `serve` reads, in the order of the reference table.
     public static let settings: [Setting] = [
@@ -65,6 +68,13 @@ public struct GatewayConfiguration: Sendable {
         Setting("AUTHORIZE_CACHE_SECONDS", default: "60,10", section: "Identity", "Hook results cached per object id: `allow[,deny]` seconds."),
         Setting("ACCESS_POLICY_FILE", section: "Identity", "JSON rules by path prefix and method requiring roles or groups; first match wins (see docs/identity.md)."),
         Setting("ALLOWED_ORIGINS", section: "Identity", "Origins allowed for cookie-authenticated state changes and WebSocket handshakes (default: the request's own host)."),
+        Setting("NATIVE_ROUTES", default: "true", section: "Native routes", "Serve the app's ten native routes (validated, then forwarded); false proxies them like any path."),
+        Setting("NATIVE_PREFIX", default: "/api", section: "Native routes", "Mount prefix of the native routes (`{p}/devices`, `{p}/widgets`, …)."),
+        Setting("NATIVE_UPSTREAM_<ROUTE>_URL", section: "Native routes", "Per-route URL instead of the same path on UPSTREAM_URL (`<ROUTE>`: DEVICES, LOCATIONS, DOCUMENTS, NOTIFICATION_ACTIONS, WIDGETS, WIDGET_ACTIONS, WIDGET_OPTIONS, APPROVALS, APPROVAL_DECISIONS, LIVE_ACTIVITIES)."),
+        Setting("DOCUMENT_MAX_BYTES", default: "26214400", section: "Native routes", "Largest document upload (413 as soon as it is passed; exactly this many bytes is accepted)."),
+        Setting("NATIVE_MAX_JSON_BYTES", default: "1048576", section: "Native routes", "Largest JSON body of a native route (413 before any decoding)."),
+        Setting("APPLE_APP_IDS", section: "Native routes", "`TEAMID.bundle.id` list: serve `/.well-known/apple-app-site-association` (else the upstream's)."),
+        Setting("APPLE_APP_EXCLUDED_PATHS", section: "Native routes", "Extra path patterns never opened in the app (the native prefix and AUTH_PATH_PREFIX always are)."),
     ]
 
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
@@ -137,6 +147,19 @@ public struct GatewayConfiguration: Sendable {
         let grace = reader.duration("SHUTDOWN_GRACE_PERIOD", default: .seconds(25))
         let accessLog = reader.boolean("ACCESS_LOG", default: true)
         let identity = IdentityConfiguration.read(&reader)
+        let native = NativeRoutesConfiguration.read(&reader, base: upstream)
+        var appSiteAssociation: AppleAppSiteAssociation?
+        let appIDs = reader.list("APPLE_APP_IDS")
+        if !appIDs.isEmpty {
+            for appID in appIDs where !AppleAppSiteAssociation.isValidAppID(appID) {
+                reader.report("APPLE_APP_IDS", "each entry must be TEAMID.bundle.id (10-character team id), got \(appID.debugDescription)")
+            }
+            let authPrefix = identity?.authPathPrefix ?? "/.auth/"
+            appSiteAssociation = AppleAppSiteAssociation(
+                appIDs: appIDs,
+                excludedPaths: [native.prefix + "/*", authPrefix + "*"] + reader.list("APPLE_APP_EXCLUDED_PATHS")
+            )
+        }
         try reader.finish()
         return GatewayConfiguration(
             server: server,
@@ -145,7 +168,9 @@ public struct GatewayConfiguration: Sendable {
             trustedProxies: trusted,
             shutdownGracePeriod: grace,
             isAccessLogEnabled: accessLog,
-            identity: identity!
+            identity: identity!,
+            native: native,
+            appSiteAssociation: appSiteAssociation
         )
     }
 }

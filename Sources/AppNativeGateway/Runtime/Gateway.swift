@@ -51,6 +51,8 @@ public final class Gateway: Sendable {
         )
         let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
+        let nativeMetrics = NativeRouteMetrics(registry: metrics)
+        let appSiteAssociation = configuration.appSiteAssociation?.document
         server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
             let proxy = ProxyHandler(
                 loop: loop,
@@ -60,7 +62,17 @@ public final class Gateway: Sendable {
                 logger: logger,
                 metrics: metrics
             )
-            return GatewayHandler(proxy: proxy, settings: settings, metrics: identityMetrics, logger: logger)
+            let native = NativeRouter(
+                loop: loop, configuration: configuration.native, metrics: nativeMetrics, registry: metrics, logger: logger
+            )
+            return GatewayHandler(
+                proxy: proxy,
+                native: native,
+                appSiteAssociation: appSiteAssociation,
+                settings: settings,
+                metrics: identityMetrics,
+                logger: logger
+            )
         }
         var adminConfiguration = ServerConfiguration(listenAddress: configuration.adminAddress, eventLoops: 1)
         adminConfiguration.maxConnections = 256

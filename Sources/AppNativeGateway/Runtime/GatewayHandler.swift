@@ -10,6 +10,7 @@ import Foundation
 /// the Origin rule, identity headers, then the proxy.
 final class GatewayHandler: HTTPExchangeHandler {
     private let proxy: ProxyHandler
+    private let native: NativeRouter
     private let settings: IdentitySettings
     private let metrics: IdentityMetrics
     private let logger: Logger
@@ -19,8 +20,20 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// Exchanges waiting for the authorization hook, by ticket (loop-owned).
     private var waitingForHook: [Int: (HTTPExchange, (HTTPHeaders) -> Void)] = [:]
 
-    init(proxy: ProxyHandler, settings: IdentitySettings, metrics: IdentityMetrics, logger: Logger) {
+    /// The apple-app-site-association document when `APPLE_APP_IDS` is set (else the upstream's).
+    private let appSiteAssociation: [UInt8]?
+
+    init(
+        proxy: ProxyHandler,
+        native: NativeRouter,
+        appSiteAssociation: [UInt8]?,
+        settings: IdentitySettings,
+        metrics: IdentityMetrics,
+        logger: Logger
+    ) {
         self.proxy = proxy
+        self.native = native
+        self.appSiteAssociation = appSiteAssociation
         self.settings = settings
         self.metrics = metrics
         self.logger = logger
@@ -35,13 +48,34 @@ final class GatewayHandler: HTTPExchangeHandler {
             exchange.respondJSONError(status: 400, detail: "Bad Request")
             return
         }
+        if path == AppleAppSiteAssociation.path, let appSiteAssociation {
+            // Unauthenticated and never redirected: Apple's CDN fetches it without credentials.
+            exchange.respond(
+                status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=3600"], body: appSiteAssociation
+            )
+            return
+        }
         if path.hasPrefix(settings.authPathPrefix) {
             serveEndpoint(String(path.dropFirst(settings.authPathPrefix.count)), exchange)
             return
         }
-        if isPublic(path) || isPreflight(exchange.request) {
+        if isPreflight(exchange.request) {
             forwardAnonymous(exchange)
             return
+        }
+        // Native routes are matched before the public paths: they always need an identity.
+        var nativeRoute: NativeRoute?
+        switch native.match(path: path, method: exchange.request.method) {
+        case .route(let route):
+            nativeRoute = route
+        case .wrongMethod(let allowed):
+            exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
+            return
+        case .none:
+            if isPublic(path) {
+                forwardAnonymous(exchange)
+                return
+            }
         }
         authenticate(exchange) { [self] identity, refreshesCookie in
             guard originAllowed(exchange, identity: identity) else {
@@ -55,6 +89,10 @@ final class GatewayHandler: HTTPExchangeHandler {
                 }
                 var headers = identityHeaders(identity)
                 for field in authorizedHeaders { headers.add(name: field.name, value: field.value) }
+                if let nativeRoute {
+                    serveNative(nativeRoute, exchange, identityHeaders: headers)
+                    return
+                }
                 proxy.forward(
                     exchange,
                     extraHeaders: headers,
@@ -115,6 +153,23 @@ final class GatewayHandler: HTTPExchangeHandler {
             metrics.outcome("rejected", reason: "authorize_unavailable")
             exchange.respondJSONError(status: 503, detail: "Authorization is temporarily unavailable", headers: ["Retry-After": "5"])
         }
+    }
+
+    /// A native route: its body is checked against the contract before the upstream sees it, and
+    /// the upstream's answer is shaped into the contract's (routes.md).
+    private func serveNative(_ route: NativeRoute, _ exchange: HTTPExchange, identityHeaders: HTTPHeaders) {
+        let requestID = RequestID.resolve(from: exchange.request.headers)
+        exchange.logFields["native.route"] = route.rawValue
+        guard let (mediation, pool) = native.mediation(for: route, exchange: exchange, requestID: requestID) else { return }
+        proxy.forward(
+            exchange,
+            extraHeaders: identityHeaders,
+            strippedCookie: cookieName,
+            keepsAuthorization: settings.passesAuthorization,
+            mediation: mediation,
+            pool: pool,
+            requestID: requestID
+        )
     }
 
     /// Long-lived connections end with their credential: a signed-out or removed user does not

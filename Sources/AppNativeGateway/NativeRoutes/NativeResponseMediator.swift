@@ -1,0 +1,111 @@
+import AppNativeCore
+import AppNativeHTTP
+import AppNativeProxy
+
+/// Shapes the upstream's answer to a native route into what the app expects (routes.md §1, §3):
+/// events become `{"ok":true}` (204 for live activities), feeds and results are validated by the
+/// contract models and re-serialized by them, upstream 4xx pass through, everything else is 502.
+final class NativeResponseMediator: ResponseMediator {
+    private let route: NativeRoute
+    private let maxBytes: Int
+    private let metrics: NativeRouteMetrics
+    private let logger: Logger
+    private let requestID: String
+
+    init(route: NativeRoute, maxBytes: Int, metrics: NativeRouteMetrics, logger: Logger, requestID: String) {
+        self.route = route
+        self.maxBytes = maxBytes
+        self.metrics = metrics
+        self.logger = logger
+        self.requestID = requestID
+    }
+
+    var maxUpstreamBodyBytes: Int { maxBytes }
+
+    func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> MediatedAnswer {
+        switch status {
+        case 200..<300:
+            return success(body: status == 204 ? [] : body)
+        case 400..<500:
+            return NativeAnswers.passThrough(status: status, headers: headers, body: body)
+        default:
+            metrics.upstreamFailure(route, cause: "status")
+            logger.warning("native route: upstream answered with an error", [
+                "request.id": requestID, "native.route": route.rawValue, "upstream.status": String(status),
+            ])
+            return NativeAnswers.upstreamFailed
+        }
+    }
+
+    private func success(body: [UInt8]) -> MediatedAnswer {
+        switch route.shape {
+        case .event:
+            return route == .liveActivities ? NativeAnswers.noContent : NativeAnswers.ok
+        case .document:
+            return .json(status: 200, NativeContract.documentAnswer(upstreamBody: body))
+        case .feed:
+            guard let feed = NativeContract.feed(route, upstreamBody: body) else {
+                return invalid("the upstream's feed is not a valid \(route.rawValue) feed")
+            }
+            for dropped in feed.dropped {
+                metrics.dropped(route)
+                logger.warning("native route: invalid entry dropped from a feed", [
+                    "request.id": requestID, "native.route": route.rawValue, "entry.id": dropped.id, "error.path": dropped.path,
+                    "error": dropped.reason,
+                ])
+            }
+            return .json(status: 200, feed.document)
+        case .result:
+            switch NativeContract.result(route, upstreamBody: body) {
+            case .success(let document):
+                return .json(status: 200, document)
+            case .failure(let problem):
+                return invalid(problem.description)
+            }
+        }
+    }
+
+    private func invalid(_ reason: String) -> MediatedAnswer {
+        metrics.upstreamFailure(route, cause: "invalid_answer")
+        logger.warning("native route: upstream answer refused", [
+            "request.id": requestID, "native.route": route.rawValue, "error": reason,
+        ])
+        return NativeAnswers.detail(502, "Upstream sent an invalid \(route.rawValue) answer")
+    }
+}
+
+@available(*, unavailable, message: "loop-owned")
+extension NativeResponseMediator: Sendable {}
+
+/// Metrics of the native routes; labels are route names and fixed causes only.
+final class NativeRouteMetrics: Sendable {
+    private let requests: [NativeRoute: Counter]
+    private let droppedEntries: [NativeRoute: Counter]
+    private let registry: MetricsRegistry
+
+    init(registry: MetricsRegistry) {
+        self.registry = registry
+        var requests = [NativeRoute: Counter](), dropped = [NativeRoute: Counter]()
+        for route in NativeRoute.allCases {
+            requests[route] = registry.counter("native.requests", labels: ["route": route.rawValue], help: "Native route requests")
+            dropped[route] = registry.counter(
+                "native.feed_entries_dropped", labels: ["route": route.rawValue], help: "Invalid widgets or approvals dropped from feeds"
+            )
+        }
+        self.requests = requests
+        droppedEntries = dropped
+    }
+
+    func request(_ route: NativeRoute) { requests[route]?.increment() }
+    func dropped(_ route: NativeRoute) { droppedEntries[route]?.increment() }
+
+    func rejected(_ route: NativeRoute, status: Int) {
+        registry.counter("native.rejections", labels: ["route": route.rawValue, "status": String(status)], help: "Native requests refused")
+            .increment()
+    }
+
+    func upstreamFailure(_ route: NativeRoute, cause: String) {
+        registry.counter("native.upstream_failures", labels: ["route": route.rawValue, "cause": cause], help: "Native route upstream failures")
+            .increment()
+    }
+}

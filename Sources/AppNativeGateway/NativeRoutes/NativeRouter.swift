@@ -1,0 +1,85 @@
+import AppNativeCore
+import AppNativeHTTP
+import AppNativeJSON
+import AppNativeProxy
+import AppNativeServer
+
+/// The native routes on one event loop: matches a request to its route and builds the mediation
+/// (body filter, answer mediator, upstream) that serves it through the proxy.
+final class NativeRouter {
+    private let configuration: NativeRoutesConfiguration
+    private let metrics: NativeRouteMetrics
+    private let logger: Logger
+    /// This loop's pools for routes with their own URL.
+    private let pools: [NativeRoute: UpstreamPool]
+
+    init(loop: EventLoop, configuration: NativeRoutesConfiguration, metrics: NativeRouteMetrics, registry: MetricsRegistry, logger: Logger) {
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        pools = configuration.routeUpstreams.mapValues { UpstreamPool(loop: loop, configuration: $0.upstream, metrics: registry) }
+    }
+
+    enum Match {
+        case route(NativeRoute)
+        /// The path is a native route's, the method is not (405 with `Allow`).
+        case wrongMethod(allowed: String)
+        case none
+    }
+
+    func match(path: String, method: String) -> Match {
+        guard configuration.isEnabled, path.hasPrefix(configuration.prefix) else { return .none }
+        let suffix = path.dropFirst(configuration.prefix.count)
+        guard let route = NativeRoute.allCases.first(where: { $0.pathSuffix == suffix }) else { return .none }
+        if route.method == method || (route.method == "GET" && method == "HEAD") { return .route(route) }
+        return .wrongMethod(allowed: route.method)
+    }
+
+    /// How `exchange` on `route` is served: its filter, mediator and upstream.
+    func mediation(for route: NativeRoute, exchange: HTTPExchange, requestID: String) -> (ExchangeMediation, UpstreamPool?)? {
+        metrics.request(route)
+        var mediation = ExchangeMediation()
+        mediation.response = NativeResponseMediator(
+            route: route, maxBytes: configuration.upstreamAnswerMaxBytes, metrics: metrics, logger: logger, requestID: requestID
+        )
+        switch route.shape {
+        case .event, .result:
+            let maxBytes = configuration.jsonMaxBytes
+            if case .contentLength(let length) = exchange.framing, length > UInt64(maxBytes) {
+                refuse(exchange, route, NativeAnswers.detail(413, "Request body too large"))
+                return nil
+            }
+            guard exchange.hasRequestBody else {
+                refuse(exchange, route, NativeContract.validateRequest(route, body: []) ?? NativeAnswers.detail(422, "Request body required"))
+                return nil
+            }
+            mediation.requestBody = JSONEventFilter(maxBytes: maxBytes) { body in NativeContract.validateRequest(route, body: body) }
+        case .document:
+            guard exchange.hasRequestBody else {
+                refuse(exchange, route, NativeContract.unprocessable([
+                    ["type": "missing", "loc": ["body", "file"], "msg": "Field required"],
+                    ["type": "missing", "loc": ["body", "device_id"], "msg": "Field required"],
+                ]))
+                return nil
+            }
+        case .feed:
+            break
+        }
+        var pool: UpstreamPool?
+        if let own = configuration.routeUpstreams[route] {
+            pool = pools[route]
+            let target = exchange.request.target
+            let query = target.firstIndex(of: "?").map { String(target[$0...]) } ?? ""
+            mediation.upstreamTarget = own.path + query
+        }
+        return (mediation, pool)
+    }
+
+    private func refuse(_ exchange: HTTPExchange, _ route: NativeRoute, _ answer: MediatedAnswer) {
+        metrics.rejected(route, status: answer.status)
+        exchange.respond(status: answer.status, headers: answer.headers, body: answer.body)
+    }
+}
+
+@available(*, unavailable, message: "loop-owned")
+extension NativeRouter: Sendable {}
