@@ -22,7 +22,7 @@ package="$root/Tests/Fuzz"
 seconds="${FUZZ_SECONDS:-60}"
 work="${FUZZ_WORK:-$package/.build/fuzz-work}"
 config="${FUZZ_CONFIG:-release}"
-all_harnesses=(FuzzHTTPRequestParser FuzzJSONParser FuzzJWT)
+all_harnesses=(FuzzHTTPRequestParser FuzzMultipartParser FuzzJSONParser FuzzJWT)
 if [ $# -gt 0 ]; then harnesses=("$@"); else harnesses=("${all_harnesses[@]}"); fi
 
 for harness in "${harnesses[@]}"; do
@@ -73,6 +73,14 @@ for case in vectors["cases"]:
     for split in (0x00, 0x80, 0xFF):
         write(corpus, "%s-%02x" % (case["id"], split), bytes([split]) + raw)
 
+# Multipart: split byte, the case's Content-Type, LF, its body (Latin-1, as the README says).
+corpus = fresh("FuzzMultipartParser")
+vectors = json.load(open(os.path.join(root, "Tests/AppNativeHTTPTests/Fixtures/vectors/multipart/cases.json")))
+for case in vectors["cases"]:
+    data = case["contentType"].encode("latin-1") + b"\n" + case["body"].encode("latin-1")
+    for split in (0x00, 0x80, 0xFF):
+        write(corpus, "%s-%02x" % (case["id"], split), bytes([split]) + data)
+
 # JSON: the JSONTestSuite files as they are.
 corpus = fresh("FuzzJSONParser")
 base = os.path.join(root, "Tests/AppNativeJSONTests/Fixtures/vectors/json")
@@ -110,7 +118,7 @@ write(corpus, "signed-valid", b"\x01" + b'{"alg":"HS256","typ":"JWT"}' + b"\x00"
 PYTHON
 
 # Largest input per harness: past every limit the harness configures (HTTP 1 KiB header
-# section, JWT 16 KiB token) without spending the time budget on huge inputs.
+# section, multipart 4 KiB file, JWT 16 KiB token) without spending the time budget on huge inputs.
 max_len() {
   case "$1" in
     FuzzJWT) echo 20000 ;;

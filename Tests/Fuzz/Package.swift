@@ -28,6 +28,10 @@ let package = Package(
             dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeHTTP", package: "AppNative")]
         ),
         .executableTarget(
+            name: "FuzzMultipartParser",
+            dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeHTTP", package: "AppNative")]
+        ),
+        .executableTarget(
             name: "FuzzJSONParser",
             dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeJSON", package: "AppNative")]
         ),
