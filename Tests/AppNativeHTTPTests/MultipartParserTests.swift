@@ -132,7 +132,7 @@ struct MultipartParserTests {
             do throws(HTTPParseError) { _ = try parser.parse(buffer) } catch { first = error }
         }
         #expect(first == HTTPParseError(.invalidHeader, reason: ""))
-        Array("more".utf8).withUnsafeBytes { buffer in
+        _ = Array("more".utf8).withUnsafeBytes { buffer in
             #expect(throws: HTTPParseError(.invalidHeader, reason: "")) { _ = try parser.parse(buffer) }
         }
         #expect(throws: HTTPParseError(.invalidHeader, reason: "")) { _ = try parser.finish() }

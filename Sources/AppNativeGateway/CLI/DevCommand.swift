@@ -53,12 +53,15 @@ enum DevCommand {
             A dev token (1 h, signed with keys/dev/entra-dev-rsa.pem):
               export TOKEN=\(token)
 
-            Try:
+            Try (every line is run by the integration tests, as printed):
               curl -i \(base)/hello                                   # 401: no credential
               curl -s \(base)/hello -H "Authorization: Bearer $TOKEN" # the upstream sees the verified identity
               curl -si -X POST \(base)/.auth/session -H "Authorization: Bearer $TOKEN" -c cookies.txt   # token → cookie
               curl -s \(base)/.auth/me -b cookies.txt                 # signed in by the cookie alone
               curl -s \(base)/.auth/jwks.json                         # keys that verify X-AppNative-Identity
+              curl -s \(base)/api/widgets -H "Authorization: Bearer $TOKEN"   # widget feed, validated by the gateway
+              curl -s \(base)/api/devices -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -d '{"device_id":"demo-device","push_token":"00ff"}'
+              curl -s \(base)/api/documents -H "Authorization: Bearer $TOKEN" -F device_id=demo-device -F file=@README.md   # streamed upload
               echo "$TOKEN" | .build/debug/app-native-gateway token verify --dev
 
             Ctrl-C stops everything.
