@@ -16,7 +16,7 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case invalidRequestLine, invalidTarget, invalidVersion, invalidStatusLine
-            case unsupportedMethod, unsupportedVersion
+            case unsupportedMethod, refusedMethod, unsupportedVersion
             case invalidHeader, whitespaceBeforeColon, obsFold, bareCR, bareLF
             case missingHost, duplicateHost, invalidHost, duplicateAuthorization
             case ambiguousFraming, invalidContentLength, invalidTransferEncoding, unsupportedTransferCoding
@@ -41,6 +41,9 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let invalidStatusLine = Code(.invalidStatusLine)
         /// The method is a token but not on the gateway's allow-list (501, RFC 9110 §9.1).
         public static let unsupportedMethod = Code(.unsupportedMethod)
+        /// TRACE: a method the gateway knows and refuses everywhere (405 with `Allow`, RFC 9110
+        /// §15.5.6): it would echo the identity fields the gateway injects (cross-site tracing).
+        public static let refusedMethod = Code(.refusedMethod)
         /// The major version is not 1 (505, RFC 9110 §15.6.6).
         public static let unsupportedVersion = Code(.unsupportedVersion)
         /// A field line is not `field-name ":" OWS field-value OWS` (RFC 9112 §5, RFC 9110 §5.5).
@@ -113,6 +116,7 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         var requestStatus: Int {
             switch value {
             case .unsupportedMethod, .unsupportedTransferCoding: 501
+            case .refusedMethod: 405
             case .unsupportedVersion: 505
             case .requestLineTooLong: 414
             case .headerSectionTooLarge, .tooManyHeaders: 431

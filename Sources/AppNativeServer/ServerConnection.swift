@@ -261,6 +261,7 @@ final class ServerConnection: EventHandler {
         head.headers.add(name: "Content-Type", value: "application/json")
         head.headers.add(name: "Content-Length", value: String(body.count))
         head.headers.add(name: "Connection", value: "close")
+        if status == 405 { head.headers.add(name: "Allow", value: HTTPRequestParser.allowedMethods.joined(separator: ", ")) }
         writeHead(head)
         append(body)
         closeAfterFlush()

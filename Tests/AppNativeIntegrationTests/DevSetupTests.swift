@@ -75,4 +75,18 @@ struct DevSetupTests {
             #expect(result.stdout.contains(expectation.output), "\(command) printed \(result.stdout)")
         }
     }
+
+    @Test("the served OpenAPI document is docs/openapi.json (regenerate: curl …/.auth/openapi.json | python3 -m json.tool)")
+    func openAPIDocumentInSync() async throws {
+        let root = ProcessRunner.repositoryRoot()
+        let gateway = try await GatewayProcess.start(command: "dev", environment: ["APPNATIVE_REPOSITORY_ROOT": root])
+        defer { gateway.stop() }
+        let port = gateway.port
+        let served = try await blocking { try RawHTTPClient.get(port: port, "/.auth/openapi.json") }
+        #expect(served.status == 200)
+        let committed = try Data(contentsOf: URL(fileURLWithPath: root + "/docs/openapi.json"))
+        let servedObject = try JSONSerialization.jsonObject(with: Data(served.body)) as? NSDictionary
+        let committedObject = try JSONSerialization.jsonObject(with: committed) as? NSDictionary
+        #expect(servedObject != nil && servedObject == committedObject, "docs/openapi.json differs from the served document")
+    }
 }

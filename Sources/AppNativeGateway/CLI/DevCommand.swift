@@ -28,6 +28,7 @@ enum DevCommand {
             "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
             "SESSION_SECRET": try String(contentsOfFile: root + "/keys/dev/session-secret.txt", encoding: .utf8),
             "SESSION_SECURE": "false",
+            "APPLE_APP_IDS": "ABCDE12345.com.example.appnative.dev",
             "ASSERTION_KEYS": try String(contentsOfFile: root + "/keys/dev/assertion-dev-p256.pem", encoding: .utf8),
         ]
         for (key, value) in defaults where env[key] == nil { env[key] = value }

@@ -1,6 +1,7 @@
 public import AppNativeCore
 public import AppNativeAuth
 import AppNativeCrypto
+import AppNativeJSON
 import AppNativeProxy
 public import AppNativeServer
 internal import CAppNativeLinux
@@ -53,6 +54,16 @@ public final class Gateway: Sendable {
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
         let nativeMetrics = NativeRouteMetrics(registry: metrics)
         let appSiteAssociation = configuration.appSiteAssociation?.document
+        let openAPIDocument = JSONSerializer.serialize(
+            OpenAPIDocument.document(
+                authPrefix: identity.authPathPrefix,
+                nativePrefix: configuration.native.prefix,
+                nativeRoutesEnabled: configuration.native.isEnabled,
+                servesAppSiteAssociation: appSiteAssociation != nil,
+                version: GatewayVersion.current
+            ),
+            sortingKeys: false
+        )
         server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
             let proxy = ProxyHandler(
                 loop: loop,
@@ -69,6 +80,7 @@ public final class Gateway: Sendable {
                 proxy: proxy,
                 native: native,
                 appSiteAssociation: appSiteAssociation,
+                openAPIDocument: openAPIDocument,
                 settings: settings,
                 metrics: identityMetrics,
                 logger: logger

@@ -34,6 +34,11 @@ enum AllowedMethod {
         return nil
     }
 
+    /// TRACE: known, refused with 405 rather than 501 (the method exists; no resource here allows it).
+    static func isRefused(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        count == 5 && equals(bytes, "TRACE")
+    }
+
     @inline(__always)
     private static func equals(_ bytes: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
         let literalBytes = literal.utf8Start
