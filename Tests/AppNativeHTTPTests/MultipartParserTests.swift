@@ -180,6 +180,10 @@ struct MultipartParserTests {
         ("Content-Disposition: form-data; name=\"a\"; filename*=UTF-8''a%00b", "invalidFilename"),
         ("Content-Disposition: form-data; name=\"a\"; filename*=\"UTF-8''ab\"", "invalidFilename"),
         ("Content-Disposition: form-data; name=\"a\"; filename*=KOI8-R''ab", "invalidFilename"),
+        ("Content-Disposition: form-data; name=\"a\"; filename*=UTF-8''a%09b", "invalidFilename"),
+        ("Content-Disposition: form-data; name=\"a\"; filename=\"a\tb\"", "invalidFilename"),
+        ("Content-Disposition: form-data; name=\"a\"; filename=\"a\u{7F}b\"", "invalidHeader"),
+        ("Content-Disposition: form-data; name=\"a\tb\"", "invalidContentDisposition"),
         ("Content-Disposition: form-data; name=\"a\"; filename=\"\u{FF}\"", "ok"),
         ("Content-Disposition: form-data; name=\"a\"; filename=\"a\\\"b\\\\c\\d\"", "ok"),
         ("Content-Disposition: form-data; name=\"a\";", "ok"),
@@ -196,6 +200,15 @@ struct MultipartParserTests {
             #expect(outcome.error.map { "\($0.code)" } == expected, "\(outcome.summary)")
             #expect(outcome.errorStatus == 400)
         }
+    }
+
+    @Test("a delimiter line inside a header section is refused, even when the boundary holds a colon")
+    func delimiterInHeaders() throws {
+        let boundary = try MultipartBoundary("a:b")
+        let bytes = Array("--a:b\r\nContent-Disposition: form-data; name=\"x\"\r\n--a:b\r\n\r\ndata\r\n--a:b--\r\n".utf8)
+        let outcome = MultipartFeeder.everySplit(bytes, label: "a:b") { MultipartParser(boundary: boundary) }
+        #expect(outcome.error == HTTPParseError(.invalidHeader, reason: ""))
+        #expect(outcome.parts.isEmpty)
     }
 
     @Test("quoted-string backslashes escape only tspecials")
