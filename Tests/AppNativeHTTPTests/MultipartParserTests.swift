@@ -45,7 +45,9 @@ struct MultipartParserTests {
     @Test("a text field is held to maxFieldBytes, not maxFileBytes", arguments: [0, 1])
     func fieldLimit(extra: Int) {
         let limits = MultipartLimits(maxFieldBytes: 300, maxFileBytes: nil)
-        let outcome = MultipartFeeder.everySplit(Self.body([Self.field("context", 300 + extra)]), label: "field") { Self.parser(limits) }
+        let outcome = MultipartFeeder.everySplit(Self.body([Self.field("context", 300 + extra)]), label: "field") {
+            Self.parser(limits)
+        }
         #expect(outcome.error == (extra == 0 ? nil : HTTPParseError(.partTooLarge, reason: "")))
         #expect(outcome.isFinished == (extra == 0))
     }
@@ -153,7 +155,8 @@ struct MultipartParserTests {
         ("\r\r\n", "content"), ("x\r\n", "content"), ("-x\r\n", "content"),
     ])
     func delimiterLine(suffix: String, expected: String) {
-        let bytes = Array("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--\(Self.boundary)\(suffix)--\(Self.boundary)--\r\n".utf8)
+        let first = "--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n"
+        let bytes = Array((first + "--\(Self.boundary)\(suffix)--\(Self.boundary)--\r\n").utf8)
         // "ok": the second delimiter opens a part whose header section is "--boundary--" (no
         // colon), so the body is refused with invalidHeader, after a complete first part.
         let outcome = MultipartFeeder.everySplit(bytes, label: suffix) { Self.parser() }

@@ -142,10 +142,8 @@ enum MultipartFeeder {
                 continue
             }
             if outcome != expected {
-                Issue.record(
-                    "\(label) [\(split)] differs from the whole-buffer parse: \(outcome.summary) \(outcome.violations) vs \(expected.summary)",
-                    sourceLocation: sourceLocation
-                )
+                let difference = "\(outcome.summary) \(outcome.violations) vs \(expected.summary)"
+                Issue.record("\(label) [\(split)] differs from the whole-buffer parse: \(difference)", sourceLocation: sourceLocation)
                 break
             }
         }
