@@ -84,7 +84,8 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let tooManyHeaders = Code(.tooManyHeaders)
         /// A declared or accumulated body size passes `HTTPLimits.maxBodyBytes` (413).
         public static let bodyTooLarge = Code(.bodyTooLarge)
-        /// The peer closed the connection in the middle of a message.
+        /// The peer closed the connection in the middle of a message, or a multipart body ended
+        /// before its close delimiter (RFC 2046 §5.1.1).
         public static let truncated = Code(.truncated)
         /// The request's Content-Type is not `multipart/form-data` with well-formed parameters
         /// (RFC 7578 §4.1, RFC 9110 §8.3.1).

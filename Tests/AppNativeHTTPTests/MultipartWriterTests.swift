@@ -52,6 +52,14 @@ struct MultipartWriterTests {
         #expect(writer.contentType == "multipart/form-data; boundary=XyZ")
     }
 
+    @Test("a byte field is sent unchanged, even when it is not UTF-8")
+    func byteField() throws {
+        var writer = MultipartWriter(boundary: try MultipartBoundary("XyZ"))
+        let bytes = writer.field(name: "raw", value: [0xFF, 0x00, 0x0D]) + writer.finish()
+        let outcome = MultipartFeeder.everySplit(bytes, label: "bytes") { MultipartParser(boundary: writer.boundary) }
+        #expect(outcome.error == nil && outcome.parts.first?.content == [0xFF, 0x00, 0x0D])
+    }
+
     @Test("an empty form is the close delimiter alone")
     func emptyForm() throws {
         var writer = MultipartWriter(boundary: try MultipartBoundary("XyZ"))
@@ -61,7 +69,8 @@ struct MultipartWriterTests {
     @Test("names and filenames escape \", CR and LF as WHATWG does; nothing else changes")
     func escaping() throws {
         var writer = MultipartWriter(boundary: try MultipartBoundary("XyZ"))
-        let head = String(decoding: writer.beginFile(name: "a\"b\rc\nd é", filename: "x\"\r\n%22.txt", contentType: "text/plain\r\nX: y"), as: UTF8.self)
+        let wire = writer.beginFile(name: "a\"b\rc\nd é", filename: "x\"\r\n%22.txt", contentType: "text/plain\r\nX: y")
+        let head = String(decoding: wire, as: UTF8.self)
         #expect(head.contains("name=\"a%22b%0Dc%0Ad é\"; filename=\"x%22%0D%0A%22.txt\"\r\n"))
         #expect(head.contains("Content-Type: application/octet-stream\r\n"), "a content type with CR/LF is not forwarded")
         #expect(head.components(separatedBy: "\r\n").count == 5)

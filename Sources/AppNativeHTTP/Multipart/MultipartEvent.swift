@@ -11,7 +11,7 @@ public enum MultipartEvent: Sendable, Hashable {
     /// event (0-based, no copy). Valid only as long as that buffer is.
     case content(Range<Int>)
     /// Content bytes held back from earlier buffers because they might have begun a delimiter,
-    /// and did not. At most the delimiter's length (boundary + 5 bytes).
+    /// and did not: at most `CRLF "--" boundary` and one more byte (boundary length + 5).
     case heldContent([UInt8])
     /// The current part's content is complete.
     case partEnded

@@ -345,6 +345,10 @@ public struct MultipartParser: Sendable {
         if let first = line.first, ByteClass.isWhitespace(first) {
             throw HTTPParseError(.obsFold, reason: "folded part header line")
         }
+        // A boundary may contain ":", which would make a delimiter line look like a field.
+        if line.starts(with: delimiter[2...]) {
+            throw HTTPParseError(.invalidHeader, reason: "delimiter inside a part header section")
+        }
         guard let colon = line.firstIndex(of: ASCII.colon), colon > 0 else {
             throw HTTPParseError(.invalidHeader, reason: "part header line without a field name and colon")
         }

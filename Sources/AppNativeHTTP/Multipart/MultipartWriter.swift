@@ -41,6 +41,16 @@ public struct MultipartWriter: Sendable {
         return bytes
     }
 
+    /// One complete field part whose value is bytes, such as a field read by `MultipartParser`
+    /// and forwarded unchanged.
+    /// - Parameters:
+    ///   - name: the field name.
+    ///   - value: the field content, sent as it is.
+    /// - Returns: the bytes to send.
+    public mutating func field(name: String, value: [UInt8]) -> [UInt8] {
+        partHead(name: name, filename: nil, contentType: nil) + value
+    }
+
     /// Opens a file part; send its content as it arrives, then call the next method.
     /// - Parameters:
     ///   - name: the field name.

@@ -7,8 +7,8 @@ import AppNativeHTTP
 /// the body. The body is fed whole, as two chunks split at `body.count * byte / 255`, and in
 /// chunks of `1 + byte % 13` bytes, each chunk in its own buffer, calling `parse` until a call
 /// consumes everything and returns no event, then `finish()`. All feedings must give the same
-/// parts (head, content, completeness), the same `finished` and the same error (code and
-/// status). The parser must keep its calling contract (consume within bounds, index content
+/// parts (head, content, completeness; content only without an error), the same `finished`
+/// and the same error (code and status). The parser must keep its calling contract (consume within bounds, index content
 /// inside the consumed bytes, events in order) and hold back at most one delimiter plus one
 /// byte.
 enum MultipartHarness {
@@ -32,6 +32,15 @@ enum MultipartHarness {
         var isFinished = false
         var error: HTTPParseError?
         var errorStatus: Int?
+
+        /// After an error, how much content was handed on first depends on where the chunks
+        /// ended, so only part heads and completeness are compared then.
+        static func == (lhs: Outcome, rhs: Outcome) -> Bool {
+            lhs.isFinished == rhs.isFinished && lhs.error == rhs.error && lhs.errorStatus == rhs.errorStatus
+                && (lhs.error == nil ? lhs.parts == rhs.parts : lhs.withoutContent == rhs.withoutContent)
+        }
+
+        private var withoutContent: [Part] { parts.map { Part(head: $0.head, isComplete: $0.isComplete) } }
     }
 
     static func run(_ input: UnsafeRawBufferPointer) {
