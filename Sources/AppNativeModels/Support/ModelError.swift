@@ -11,6 +11,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case invalid
             case bodyTooLarge = "body_too_large"
+            case contextNotObject = "context_not_object"
         }
 
         private let value: Value
@@ -21,6 +22,10 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalid = Code(.invalid)
         /// The body is longer than the route's byte cap: answered 413 before any parsing.
         public static let bodyTooLarge = Code(.bodyTooLarge)
+
+        /// A document upload's `context` part is not a JSON object (`routes.md` §2.8 step 3):
+        /// 422 with the contract's fixed string `detail`.
+        public static let contextNotObject = Code(.contextNotObject)
 
         /// The code as logged (`invalid`, `body_too_large`).
         public var description: String { value.rawValue }
