@@ -36,6 +36,9 @@ struct ObjectReader {
     /// Whether the member is present (even as `null`).
     func contains(_ key: String) -> Bool { lookup(key) != nil }
 
+    /// Whether the member is absent or `null`: both mean "not given" for optional members.
+    func isAbsentOrNull(_ key: String) -> Bool { lookup(key)?.value.isNull ?? true }
+
     func cursor(_ key: String) -> Cursor? {
         guard let (value, found) = lookup(key) else { return nil }
         return Cursor(value: value, path: path + [.key(found)], context: context)
