@@ -33,11 +33,9 @@ extension ActionData: ObjectDecodable {
     init?(_ reader: ObjectReader) {
         let text = reader.optional("text") { $0.string() }
         let fields = reader.optional("fields") { $0.array { $0.model(ActionField.self) } }
-        let pages = reader.optional("pages") { cursor in
-            cursor.array { $0.model(ActionPage.self) }.flatMap { cursor.count($0, min: 1) ? $0 : nil }
+        let pages = reader.optional("pages") { $0.array(min: 1) { $0.model(ActionPage.self) }
         }
-        let buttons = reader.required("buttons") { cursor in
-            cursor.array { $0.model(ActionButton.self) }.flatMap { cursor.count($0, min: 1) ? $0 : nil }
+        let buttons = reader.required("buttons") { $0.array(min: 1) { $0.model(ActionButton.self) }
         }
         FormRules.check(reader, fields: fields, pages: pages)
         guard reader.isClean, let buttons else { return nil }

@@ -25,8 +25,7 @@ extension ActionPage: ObjectDecodable {
     init?(_ reader: ObjectReader) {
         let title = reader.optional("title") { $0.string() }
         let text = reader.optional("text") { $0.string() }
-        let fields = reader.required("fields") { cursor in
-            cursor.array { $0.model(ActionField.self) }.flatMap { cursor.count($0, min: 1) ? $0 : nil }
+        let fields = reader.required("fields") { $0.array(min: 1) { $0.model(ActionField.self) }
         }
         guard reader.isClean, let fields else { return nil }
         self.init(title: title, text: text, fields: fields)

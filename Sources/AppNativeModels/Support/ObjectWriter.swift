@@ -18,6 +18,7 @@ struct ObjectWriter {
     mutating func set(_ key: String, _ value: Int?) { set(key, value.map { JSONValue.number(JSONNumber($0)) }) }
     mutating func set(_ key: String, _ value: JSONNumber?) { set(key, value.map(JSONValue.number)) }
     mutating func set(_ key: String, _ value: JSONObject?) { set(key, value.map(JSONValue.object)) }
+    mutating func set(_ key: String, _ value: [JSONObject]?) { set(key, value.map { .array($0.map(JSONValue.object)) }) }
     mutating func set(_ key: String, _ value: [String]?) { set(key, value.map { .array($0.map(JSONValue.string)) }) }
     mutating func set<T: WireEnum>(_ key: String, _ value: T?) { set(key, value.map { JSONValue.string($0.rawValue) }) }
     mutating func set(_ key: String, _ value: (some ModelEncodable)?) { set(key, value.map { $0.jsonValue(encoding) }) }

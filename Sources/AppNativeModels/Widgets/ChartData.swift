@@ -30,8 +30,7 @@ public struct ChartData: Sendable, Hashable, ModelEncodable {
 extension ChartData: ObjectDecodable {
     init?(_ reader: ObjectReader) {
         let type = reader.nonNull("type") { $0.enumeration(ChartType.self) }
-        let series = reader.required("series") { cursor in
-            cursor.array { $0.model(ChartSeries.self) }.flatMap { cursor.count($0, min: 1) ? $0 : nil }
+        let series = reader.required("series") { $0.array(min: 1) { $0.model(ChartSeries.self) }
         }
         let unit = reader.optional("unit") { $0.string() }
         guard reader.isClean, let series else { return nil }

@@ -15,17 +15,22 @@ public struct StatsData: Sendable, Hashable, ModelEncodable {
 
 extension StatsData: ObjectDecodable {
     init?(_ reader: ObjectReader) {
-        let items = reader.required("items") { cursor in
-            cursor.array { $0.model(StatItem.self) }.flatMap { items in
-                cursor.count(items, min: 1, max: ModelLimits.maxStatItems) ? items : nil
-            }
-        }
+        let items = reader.required("items") { $0.array(min: 1, max: ModelLimits.maxStatItems) { $0.model(StatItem.self) } }
         guard reader.isClean, let items else { return nil }
         self.init(items: items)
     }
 }
 
 extension Cursor {
+    /// A list whose length is checked before its elements are decoded, so a too-long list with
+    /// broken elements reports both.
+    func array<T>(min: Int = 0, max: Int? = nil, maxIsLimit: Bool = false, _ element: (Cursor) -> T?) -> [T]? {
+        guard let values = value.arrayValue else { return array(element) }
+        let isCountValid = count(values, min: min, max: max, maxIsLimit: maxIsLimit)
+        let decoded = array(element)
+        return isCountValid ? decoded : nil
+    }
+
     /// Checks a list length against `min…max`, reporting pydantic's `too_short` / `too_long`.
     /// `tooLarge` marks the upper bound as a size limit (an `L` row) rather than a shape rule.
     func count<T>(_ items: [T], min: Int = 0, max: Int? = nil, maxIsLimit: Bool = false) -> Bool {
