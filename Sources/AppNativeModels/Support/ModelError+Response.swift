@@ -5,6 +5,7 @@ extension ModelError {
     ///
     /// `.invalid` gives FastAPI's 422 shape `{"detail":[{"type","loc","msg","input"}, …]}` with
     /// every `loc` starting at `root`; `.bodyTooLarge` gives `{"detail":"Request body too large"}`;
+    /// `.unknownUploadReference` gives `{"detail":{"message":"Unknown or expired upload reference","refs":[…]}}`;
     /// `.contextNotObject` gives `{"detail":"`context` must be a JSON object"}`.
     ///
     /// - Parameter root: the first `loc` element: `"body"` for request bodies, `nil` for a
@@ -12,6 +13,14 @@ extension ModelError {
     public func detailBody(root: String? = "body") -> JSONValue {
         if code == .bodyTooLarge {
             return ["detail": "Request body too large"]
+        }
+        if code == .unknownUploadReference {
+            return [
+                "detail": [
+                    "message": "Unknown or expired upload reference",
+                    "refs": .array(unknownReferences.map(JSONValue.string)),
+                ]
+            ]
         }
         if code == .contextNotObject {
             return ["detail": "`context` must be a JSON object"]

@@ -12,6 +12,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             case invalid
             case bodyTooLarge = "body_too_large"
             case contextNotObject = "context_not_object"
+            case unknownUploadReference = "unknown_upload_reference"
         }
 
         private let value: Value
@@ -27,6 +28,10 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         /// 422 with the contract's fixed string `detail`.
         public static let contextNotObject = Code(.contextNotObject)
 
+        /// Native form file references that are unknown, expired or another user's
+        /// (`routes.md` §5): 422 listing them in ``ModelError/unknownReferences``.
+        public static let unknownUploadReference = Code(.unknownUploadReference)
+
         /// The code as logged (`invalid`, `body_too_large`).
         public var description: String { value.rawValue }
     }
@@ -35,6 +40,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Code
     /// Every rule the input breaks, in document order of discovery; empty for `.bodyTooLarge`.
     public let issues: [ValidationIssue]
+    /// For `.unknownUploadReference`: the refs that did not resolve, distinct, in first-seen order.
+    public let unknownReferences: [String]
     /// The failed rule in words, for logs. Never quotes input values.
     public let reason: String
     /// The source file that threw, for logs.
@@ -49,10 +56,12 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     ///   - issues: the individual rule violations (at least one for `.invalid`).
     ///   - reason: a summary for logs that must not quote the input.
     public init(
-        _ code: Code, issues: [ValidationIssue] = [], reason: String, file: String = #fileID, line: Int = #line
+        _ code: Code, issues: [ValidationIssue] = [], unknownReferences: [String] = [], reason: String,
+        file: String = #fileID, line: Int = #line
     ) {
         self.code = code
         self.issues = issues
+        self.unknownReferences = unknownReferences
         self.reason = reason
         self.file = file
         self.line = line
