@@ -3,7 +3,7 @@ public import AppNativeJSON
 /// Data of an `action` widget: an optional form and at least one button (`models.md` §2.1).
 ///
 /// Neither `fields` nor `pages` makes a button-only action.
-public struct ActionData: Sendable, Hashable, ModelEncodable {
+public struct ActionData: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var text: String?
     /// Single-page form.
     public var fields: [ActionField]?
@@ -18,6 +18,11 @@ public struct ActionData: Sendable, Hashable, ModelEncodable {
         self.pages = pages
         self.buttons = buttons
     }
+
+    /// Decodes one ActionData with the widget rules (native-form rules apply inside ``NativeForm``).
+    ///
+    /// - Throws: ``ModelError`` listing every issue.
+    public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)

@@ -2,7 +2,7 @@ public import AppNativeJSON
 
 /// One input of an action form or native form (`models.md` §2.2), with the per-field rules of
 /// its validation table.
-public struct ActionField: Sendable, Hashable, ModelEncodable {
+public struct ActionField: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var id: String
     /// `nil` = unset, written as `text` in response encoding.
     public var type: FieldType?
@@ -74,6 +74,11 @@ public struct ActionField: Sendable, Hashable, ModelEncodable {
         self.fields = fields
         self.addLabel = addLabel
     }
+
+    /// Decodes one ActionField with the widget rules (native-form rules apply inside ``NativeForm``).
+    ///
+    /// - Throws: ``ModelError`` listing every issue.
+    public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
