@@ -18,7 +18,7 @@ public struct Timestamp: Sendable, Hashable, CustomStringConvertible {
     /// A UTC time from Unix seconds (fractions kept to the microsecond).
     public init?(unixSeconds: Double) {
         guard unixSeconds.isFinite, abs(unixSeconds) < 253_402_300_800 else { return nil }
-        let micros = (unixSeconds * 1_000_000).rounded(.down)
+        let micros = (unixSeconds * 1_000_000).rounded()
         let totalMicros = Int64(micros)
         var seconds = totalMicros / 1_000_000
         var fraction = totalMicros % 1_000_000
