@@ -17,10 +17,10 @@ import Testing
     static let cases: [RuleCase] = [
         RuleCase("minimal form", #"{"fields":[{"id":"a"}]}"#, .valid),
         RuleCase("id empty", #"{"id":"","fields":[{"id":"a"}]}"#, .invalid(["id"])),
-        RuleCase("tint #rrggbb", #"{"tint":"#A0b1C2","fields":[{"id":"a"}]}"#, .valid),
-        RuleCase("tint short", #"{"tint":"#abc","fields":[{"id":"a"}]}"#, .invalid(["tint"])),
-        RuleCase("tint not hex", #"{"tint":"#12345g","fields":[{"id":"a"}]}"#, .invalid(["tint"])),
-        RuleCase("tint trailing newline", #"{"tint":"#123456\n","fields":[{"id":"a"}]}"#, .invalid(["tint"])),
+        RuleCase("tint #rrggbb", ##"{"tint":"#A0b1C2","fields":[{"id":"a"}]}"##, .valid),
+        RuleCase("tint short", ##"{"tint":"#abc","fields":[{"id":"a"}]}"##, .invalid(["tint"])),
+        RuleCase("tint not hex", ##"{"tint":"#12345g","fields":[{"id":"a"}]}"##, .invalid(["tint"])),
+        RuleCase("tint trailing newline", ##"{"tint":"#123456\n","fields":[{"id":"a"}]}"##, .invalid(["tint"])),
         RuleCase("size unknown", #"{"size":"tiny","fields":[{"id":"a"}]}"#, .invalid(["size"])),
         RuleCase("context not object", #"{"context":"x","fields":[{"id":"a"}]}"#, .invalid(["context"])),
         RuleCase("submit style secondary", #"{"submit":{"style":"secondary"},"fields":[{"id":"a"}]}"#, .invalid(["submit", "style"])),
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func roundTripKeepsTheDefinition() throws {
-        let text = #"{"id":"f1","title":"T","size":"fit","tint":"#112233","context":{"k":[1]},"text":"x","values":{"a":"b"},"pages":[{"title":"p","fields":[{"id":"a","type":"multiselect","options":[{"value":"b"}]}]}],"submit":{"label":"Go","style":"destructive","wait":true}}"#
+        let text = ##"{"id":"f1","title":"T","size":"fit","tint":"#112233","context":{"k":[1]},"text":"x","values":{"a":"b"},"pages":[{"title":"p","fields":[{"id":"a","type":"multiselect","options":[{"value":"b"}]}]}],"submit":{"label":"Go","style":"destructive","wait":true}}"##
         let form = try NativeForm(json: json(text))
         #expect(numericallyEqual(form.jsonValue(.presentKeysOnly), json(text)))
         #expect(try NativeForm(json: form.jsonValue(.response)) == NativeForm(json: form.jsonValue(.response)))
