@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AppNativeHTTP", targets: ["AppNativeHTTP"]),
         .library(name: "AppNativeJSON", targets: ["AppNativeJSON"]),
         .library(name: "AppNativeAuth", targets: ["AppNativeAuth"]),
+        .library(name: "AppNativeModels", targets: ["AppNativeModels"]),
         .executable(name: "app-native-gateway", targets: ["app-native-gateway"]),
     ],
     targets: [
@@ -38,6 +39,7 @@ let package = Package(
         ),
         .target(name: "AppNativeCore"),
         .target(name: "AppNativeJSON", dependencies: ["AppNativeCore"]),
+        .target(name: "AppNativeModels", dependencies: ["AppNativeCore", "AppNativeJSON"]),
         .target(name: "AppNativeCrypto", dependencies: ["AppNativeCore", "CAppNativeOpenSSL"]),
         .target(name: "AppNativeClient", dependencies: ["AppNativeCore", "CAppNativeCurl"]),
         .target(name: "AppNativeHTTP", dependencies: ["AppNativeCore"]),
@@ -66,7 +68,9 @@ let package = Package(
         ),
         .target(
             name: "AppNative",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+            dependencies: [
+                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeModels",
+            ]
         ),
         .target(
             name: "AppNativeTesting",
@@ -87,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "AppNativeJSONTests",
             dependencies: ["AppNativeJSON", "AppNativeTesting"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppNativeModelsTests",
+            dependencies: ["AppNativeModels", "AppNativeJSON", "AppNativeTesting"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -36,6 +36,14 @@ let package = Package(
             dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeJSON", package: "AppNative")]
         ),
         .executableTarget(
+            name: "FuzzModels",
+            dependencies: [
+                "CAppNativeFuzzer",
+                .product(name: "AppNativeModels", package: "AppNative"),
+                .product(name: "AppNativeJSON", package: "AppNative"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzJWT",
             dependencies: [
                 "CAppNativeFuzzer",
