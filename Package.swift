@@ -63,7 +63,7 @@ let package = Package(
             name: "AppNativeGateway",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
-                "AppNativeHTTP", "AppNativeServer", "AppNativeProxy", "CAppNativeLinux",
+                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "CAppNativeLinux",
             ]
         ),
         .target(
