@@ -41,8 +41,8 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let invalidStatusLine = Code(.invalidStatusLine)
         /// The method is a token but not on the gateway's allow-list (501, RFC 9110 §9.1).
         public static let unsupportedMethod = Code(.unsupportedMethod)
-        /// TRACE: a method the gateway knows and refuses everywhere (405 with `Allow`, RFC 9110
-        /// §15.5.6): it would echo the identity fields the gateway injects (cross-site tracing).
+        /// TRACE or QUERY: registered methods the gateway refuses everywhere (405 with `Allow`,
+        /// RFC 9110 §15.5.6). TRACE would echo the identity fields the gateway injects.
         public static let refusedMethod = Code(.refusedMethod)
         /// The major version is not 1 (505, RFC 9110 §15.6.6).
         public static let unsupportedVersion = Code(.unsupportedVersion)

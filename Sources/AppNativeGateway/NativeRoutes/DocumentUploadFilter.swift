@@ -136,7 +136,8 @@ final class DocumentUploadFilter: RequestBodyFilter {
         default:
             break
         }
-        output.append(contentsOf: writer.field(name: name, value: value))
+        // The bytes as sent: a field that is not UTF-8 is forwarded unchanged, never "repaired".
+        output.append(contentsOf: writer.field(name: name, value: fieldValue))
     }
 
     private func release() -> [UInt8] {

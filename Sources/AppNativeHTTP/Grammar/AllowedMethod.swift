@@ -34,9 +34,10 @@ enum AllowedMethod {
         return nil
     }
 
-    /// TRACE: known, refused with 405 rather than 501 (the method exists; no resource here allows it).
+    /// Registered methods no resource here allows: 405 rather than 501 (the method exists).
+    /// TRACE (cross-site tracing) and QUERY (a safe method with a body; nothing here serves it).
     static func isRefused(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
-        count == 5 && equals(bytes, "TRACE")
+        count == 5 && (equals(bytes, "TRACE") || equals(bytes, "QUERY"))
     }
 
     @inline(__always)

@@ -117,7 +117,7 @@ struct HeadScanner: Sendable {
                 }
                 guard let allowed = AllowedMethod.match(bytes, count: index) else {
                     if AllowedMethod.isRefused(bytes, count: index) {
-                        throw HTTPParseError(.refusedMethod, reason: "TRACE is refused")
+                        throw HTTPParseError(.refusedMethod, reason: "TRACE and QUERY are refused")
                     }
                     throw HTTPParseError(.unsupportedMethod, reason: "method is not on the allow-list")
                 }
