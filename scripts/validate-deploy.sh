@@ -105,8 +105,11 @@ fi
 checkov_run() {
   # Suppressions: inline `checkov:skip=ID: reason` comments (Dockerfile, ARM, secrets) and
   # `checkov.io/skipN: ID=reason` annotations (Kubernetes reads only those), each with its reason.
+  local frameworks=(dockerfile kubernetes arm secrets)
+  # checkov renders kustomizations with kubectl (or kustomize) when one is installed.
+  if command -v kubectl >/dev/null 2>&1 || command -v kustomize >/dev/null 2>&1; then frameworks+=(kustomize); fi
   "$venv/bin/checkov" --directory "$deploy" \
-    --framework dockerfile kubernetes kustomize arm secrets \
+    --framework "${frameworks[@]}" \
     --external-checks-dir "$deploy/azure/checkov-policies" \
     --skip-download --compact --quiet --output cli --output json --output-file-path "$work/checkov" \
     >"$work/checkov.out" 2>"$work/checkov.err"
