@@ -8,6 +8,8 @@ packages=(
   libssl-dev libcurl4-openssl-dev pkg-config
   # tools the tests and dev setup call
   openssl ca-certificates curl python3
+  # scripts/validate-deploy.sh: a venv for the PyPI validators (kubernetes-validate, checkov, hadolint)
+  python3-venv
   # interoperability peers: PyJWT mints and reads tokens and cookies, h2 drives the fake APNs server
   python3-jwt python3-cryptography python3-h2 python3-websockets
   # real peers of the integration tests and benchmarks
