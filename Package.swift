@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AppNativeHTTP", targets: ["AppNativeHTTP"]),
         .library(name: "AppNativeJSON", targets: ["AppNativeJSON"]),
         .library(name: "AppNativeAuth", targets: ["AppNativeAuth"]),
+        .library(name: "AppNativeAPNs", targets: ["AppNativeAPNs"]),
         .executable(name: "app-native-gateway", targets: ["app-native-gateway"]),
     ],
     targets: [
@@ -54,6 +55,10 @@ let package = Package(
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient"]
         ),
         .target(
+            name: "AppNativeAPNs",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+        ),
+        .target(
             name: "AppNativeDevPeers",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeHTTP", "AppNativeServer"]
         ),
@@ -61,12 +66,14 @@ let package = Package(
             name: "AppNativeGateway",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
-                "AppNativeHTTP", "AppNativeServer", "AppNativeProxy", "CAppNativeLinux",
+                "AppNativeHTTP", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "CAppNativeLinux",
             ]
         ),
         .target(
             name: "AppNative",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+            dependencies: [
+                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeAPNs",
+            ]
         ),
         .target(
             name: "AppNativeTesting",
@@ -100,10 +107,17 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "AppNativeAPNsTests",
+            dependencies: [
+                "AppNativeAPNs", "AppNativeAuth", "AppNativeClient", "AppNativeCore", "AppNativeCrypto", "AppNativeJSON",
+                "AppNativeTesting",
+            ]
+        ),
+        .testTarget(
             name: "AppNativeIntegrationTests",
             dependencies: [
                 "AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeDevPeers", "AppNativeTesting",
-                "AppNativeHTTP", "app-native-gateway",
+                "AppNativeHTTP", "AppNativeAPNs", "app-native-gateway",
             ]
         ),
     ]

@@ -5,3 +5,4 @@
 @_exported public import AppNativeCore
 @_exported public import AppNativeCrypto
 @_exported public import AppNativeJSON
+@_exported public import AppNativeAPNs
