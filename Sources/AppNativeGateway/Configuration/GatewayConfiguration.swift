@@ -1,3 +1,5 @@
+import AppNativeAPNs
+import AppNativeCore
 public import AppNativeAuth
 import AppNativeClient
 public import AppNativeCrypto
@@ -15,6 +17,8 @@ public struct GatewayConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     public var isAccessLogEnabled: Bool
     public var identity: IdentityConfiguration
+    /// The push API and the APNs credentials it sends with.
+    public var push: PushAPIConfiguration
 
     /// The settings `serve` reads, in the order of the reference table.
     public static let settings: [Setting] = [
@@ -65,6 +69,16 @@ public struct GatewayConfiguration: Sendable {
         Setting("AUTHORIZE_CACHE_SECONDS", default: "60,10", section: "Identity", "Hook results cached per object id: `allow[,deny]` seconds."),
         Setting("ACCESS_POLICY_FILE", section: "Identity", "JSON rules by path prefix and method requiring roles or groups; first match wins (see docs/identity.md)."),
         Setting("ALLOWED_ORIGINS", section: "Identity", "Origins allowed for cookie-authenticated state changes and WebSocket handshakes (default: the request's own host)."),
+        Setting("PUSH_API_KEYS", section: "Push", secret: true, "API keys of the push API (`POST /push/<kind>` on the admin listener, `Authorization: Bearer <key>`), comma-separated. Unset: the API is off."),
+        Setting("PUSH_MAX_BATCH", default: "500", section: "Push", "Most device tokens in one push API request (1–10000)."),
+        Setting("DEAD_TOKEN_WEBHOOK_URL", section: "Push", "Called (POST JSON) with the tokens Apple reported permanently invalid (`BadDeviceToken`, `Unregistered`)."),
+        Setting("APNS_KEY", section: "Push", secret: true, "Contents of the APNs `.p8` key (PKCS #8 PEM; `\\n` escapes allowed), not a path. Required with PUSH_API_KEYS."),
+        Setting("APNS_KEY_ID", section: "Push", "The key's 10-character id (provider-token `kid`)."),
+        Setting("APNS_TEAM_ID", section: "Push", "Apple team id (provider-token `iss`)."),
+        Setting("APNS_BUNDLE_ID", section: "Push", "The app's bundle id (`apns-topic`)."),
+        Setting("APNS_USE_SANDBOX", default: "true", section: "Push", "Sandbox only when the value lower-cased is `true` (the default); `false`, `1`, `yes` all mean production."),
+        Setting("APNS_BASE_URL", section: "Push", "Tests only: replaces the Apple host; `http://` is cleartext HTTP/2 (prior knowledge) and loopback only."),
+        Setting("APNS_CA_FILE", section: "Push", "Tests only: PEM CA bundle trusted for an `https` APNS_BASE_URL."),
     ]
 
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
@@ -137,6 +151,7 @@ public struct GatewayConfiguration: Sendable {
         let grace = reader.duration("SHUTDOWN_GRACE_PERIOD", default: .seconds(25))
         let accessLog = reader.boolean("ACCESS_LOG", default: true)
         let identity = IdentityConfiguration.read(&reader)
+        let push = PushAPIConfiguration.read(&reader)
         try reader.finish()
         return GatewayConfiguration(
             server: server,
@@ -145,7 +160,8 @@ public struct GatewayConfiguration: Sendable {
             trustedProxies: trusted,
             shutdownGracePeriod: grace,
             isAccessLogEnabled: accessLog,
-            identity: identity!
+            identity: identity!,
+            push: push
         )
     }
 }
@@ -284,5 +300,35 @@ public struct IdentityConfiguration: Sendable {
             }
         }
         return blocks
+    }
+}
+
+extension PushAPIConfiguration {
+    /// Reads the push settings; with PUSH_API_KEYS set, the APNs credentials must be valid too.
+    static func read(_ reader: inout EnvironmentReader) -> PushAPIConfiguration {
+        let keys = reader.list("PUSH_API_KEYS").map { Secret($0) }
+        let maxBatch = reader.integer("PUSH_MAX_BATCH", default: defaultMaxBatch, in: 1...maxBatchCeiling)
+        let webhook = reader.string("DEAD_TOKEN_WEBHOOK_URL")
+        if let webhook {
+            do {
+                try URLPolicy.validateOutbound(url: webhook, allowsCleartextOnLoopback: true)
+            } catch {
+                reader.report("DEAD_TOKEN_WEBHOOK_URL", "must be https (http only for a loopback address): \(error.code)")
+            }
+        }
+        if !keys.isEmpty {
+            if keys.contains(where: { $0.revealed.count < 16 }) {
+                reader.report("PUSH_API_KEYS", "each key must be at least 16 characters")
+            }
+            do {
+                _ = try APNsConfiguration.fromEnvironment(reader.environment)
+            } catch {
+                let names = ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_BUNDLE_ID", "APNS_BASE_URL", "APNS_KEY"]
+                let variable = names.first { error.reason.contains($0) } ?? (error.reason.contains("base URL") ? "APNS_BASE_URL" : "APNS_KEY")
+                reader.report(variable, error.reason)
+            }
+        }
+        return PushAPIConfiguration(
+            apiKeys: keys, maxBatch: maxBatch, deadTokenWebhookURL: webhook, apnsEnvironment: reader.environment)
     }
 }
