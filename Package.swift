@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AppNativeJSON", targets: ["AppNativeJSON"]),
         .library(name: "AppNativeAuth", targets: ["AppNativeAuth"]),
         .library(name: "AppNativeModels", targets: ["AppNativeModels"]),
+        .library(name: "AppNativeAPNs", targets: ["AppNativeAPNs"]),
         .executable(name: "app-native-gateway", targets: ["app-native-gateway"]),
     ],
     targets: [
@@ -56,6 +57,10 @@ let package = Package(
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient"]
         ),
         .target(
+            name: "AppNativeAPNs",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+        ),
+        .target(
             name: "AppNativeDevPeers",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeHTTP", "AppNativeServer"]
         ),
@@ -63,13 +68,13 @@ let package = Package(
             name: "AppNativeGateway",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
-                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "CAppNativeLinux",
+                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "CAppNativeLinux",
             ]
         ),
         .target(
             name: "AppNative",
             dependencies: [
-                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeModels",
+                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeModels", "AppNativeAPNs",
             ]
         ),
         .target(
@@ -109,10 +114,17 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "AppNativeAPNsTests",
+            dependencies: [
+                "AppNativeAPNs", "AppNativeAuth", "AppNativeClient", "AppNativeCore", "AppNativeCrypto", "AppNativeJSON",
+                "AppNativeTesting",
+            ]
+        ),
+        .testTarget(
             name: "AppNativeIntegrationTests",
             dependencies: [
                 "AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeDevPeers", "AppNativeTesting",
-                "AppNativeHTTP", "app-native-gateway",
+                "AppNativeHTTP", "AppNativeAPNs", "app-native-gateway",
             ]
         ),
     ]

@@ -6,3 +6,4 @@
 @_exported public import AppNativeCrypto
 @_exported public import AppNativeJSON
 @_exported public import AppNativeModels
+@_exported public import AppNativeAPNs

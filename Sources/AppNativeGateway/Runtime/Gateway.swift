@@ -1,3 +1,4 @@
+import AppNativeAPNs
 public import AppNativeCore
 public import AppNativeAuth
 import AppNativeCrypto
@@ -88,9 +89,14 @@ public final class Gateway: Sendable {
         }
         var adminConfiguration = ServerConfiguration(listenAddress: configuration.adminAddress, eventLoops: 1)
         adminConfiguration.maxConnections = 256
-        admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { _ in
+        var push: PushAPI?
+        if configuration.push.isEnabled {
+            let sender = APNsSender(environment: configuration.push.apnsEnvironment, logger: logger, metrics: metrics)
+            push = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
+        }
+        admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] _ in
             // Ready once the tenant's keys are loaded: before that every token would get 503.
-            AdminHandler(metrics: metrics, isReady: { verifier.keys.isLoaded })
+            AdminHandler(metrics: metrics, isReady: { verifier.keys.isLoaded }, push: push)
         }
     }
 
