@@ -10,6 +10,7 @@ public struct ApprovalDecisionResult: Sendable, Hashable, ModelEncodable {
     /// When set (even `[]`) replaces all pending approvals; absent removes just the decided one.
     public var approvals: [Approval]?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(ok: Bool? = nil, message: String? = nil, style: ResultStyle? = nil, approvals: [Approval]? = nil) {
         self.ok = ok
         self.message = message
@@ -17,6 +18,7 @@ public struct ApprovalDecisionResult: Sendable, Hashable, ModelEncodable {
         self.approvals = approvals
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("ok", ok, default: true)

@@ -11,6 +11,7 @@ public struct FeedDecoding<Element: Sendable & Hashable>: Sendable, Hashable {
     /// Dropped elements in feed order, each with its reasons.
     public var dropped: [DroppedFeedElement]
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(kept: [Element], dropped: [DroppedFeedElement]) {
         self.kept = kept
         self.dropped = dropped
@@ -26,6 +27,7 @@ public struct DroppedFeedElement: Sendable, Hashable, CustomStringConvertible {
     /// Every rule it broke; paths run from the feed's root (`["widgets", 3, "data", "items"]`).
     public var issues: [ValidationIssue]
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(index: Int, id: String?, issues: [ValidationIssue]) {
         self.index = index
         self.id = id

@@ -8,12 +8,14 @@ public struct ListData: Sendable, Hashable, ModelEncodable {
     public var maxVisible: Int?
     public var emptyText: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(items: [ListItem]? = nil, maxVisible: Int? = nil, emptyText: String? = nil) {
         self.items = items
         self.maxVisible = maxVisible
         self.emptyText = emptyText
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("items", items, defaultEmpty: ())

@@ -12,6 +12,7 @@ public struct SiteWidgetManifestEntry: Sendable, Hashable, ModelEncodable {
     /// `nil` = unset, written as `false`.
     public var scrollable: Bool?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(n: Int, title: String, size: WidgetSize? = nil, scrollable: Bool? = nil) {
         self.n = n
         self.title = title
@@ -19,6 +20,7 @@ public struct SiteWidgetManifestEntry: Sendable, Hashable, ModelEncodable {
         self.scrollable = scrollable
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("n", n)

@@ -4,8 +4,10 @@ public import AppNativeJSON
 public struct StatsData: Sendable, Hashable, ModelEncodable {
     public var items: [StatItem]
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(items: [StatItem]) { self.items = items }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("items", items)

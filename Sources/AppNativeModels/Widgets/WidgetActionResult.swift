@@ -14,6 +14,7 @@ public struct WidgetActionResult: Sendable, Hashable, ModelEncodable {
     /// Ignored by Home Screen widget taps.
     public var openPath: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         ok: Bool? = nil, message: String? = nil, style: ResultStyle? = nil, widgets: [Widget]? = nil,
         widget: Widget? = nil, openPath: String? = nil
@@ -26,6 +27,7 @@ public struct WidgetActionResult: Sendable, Hashable, ModelEncodable {
         self.openPath = openPath
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("ok", ok, default: true)

@@ -7,11 +7,13 @@ public struct WidgetOptionsResult: Sendable, Hashable, ModelEncodable {
     public var options: [ActionOption]?
     public var emptyText: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(options: [ActionOption]? = nil, emptyText: String? = nil) {
         self.options = options
         self.emptyText = emptyText
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("options", options, defaultEmpty: ())
