@@ -30,6 +30,9 @@ enum ModelsHarness {
         ("WidgetFeed lenient", checkLenientWidgetFeed),
         ("ApprovalFeed lenient", checkLenientApprovalFeed),
         ("PostedFileRef list", checkPostedFileRefs),
+        ("WidgetActionResult", { roundTrip(WidgetActionResult.self, $0) }),
+        ("ApprovalDecisionResult", { roundTrip(ApprovalDecisionResult.self, $0) }),
+        ("WidgetOptionsResult", { roundTrip(WidgetOptionsResult.self, $0) }),
     ]
 
     static func run(_ input: UnsafeRawBufferPointer) {
