@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "AppNativeClientTests", dependencies: ["AppNativeClient", "AppNativeTesting"]),
         .testTarget(
             name: "AppNativeHTTPTests",
-            dependencies: ["AppNativeHTTP", "AppNativeTesting"],
+            dependencies: ["AppNativeHTTP", "AppNativeModels", "AppNativeTesting"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
