@@ -80,7 +80,7 @@ let package = Package(
             name: "AppNative",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeModels", "AppNativeAPNs",
-                "AppNativeRoutes",
+                "AppNativeHTTP", "AppNativeServer", "AppNativeRoutes",
             ]
         ),
         .target(
