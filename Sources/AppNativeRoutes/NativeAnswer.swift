@@ -26,6 +26,7 @@ struct NativeAnswer: Sendable {
     static let noContent = NativeAnswer(status: 204)
     static let notFound = detail(404, "Not Found")
     static let internalError = detail(500, "Internal Server Error")
+    static let bodyTooLarge = detail(413, "Request body too large")
     static let documentTooLarge = detail(413, "Document too large")
     static let malformedMultipart = detail(400, "There was an error parsing the body")
 

@@ -24,7 +24,7 @@ enum NativeRouteTable: String, CaseIterable, Sendable {
         method == self.method || (self.method == "GET" && method == "HEAD")
     }
 
-    func isMounted<User>(in callbacks: NativeRouteCallbacks<User>) -> Bool {
+    func isMounted<User: Sendable>(in callbacks: NativeRouteCallbacks<User>) -> Bool {
         switch self {
         case .devices: callbacks.registerDevice != nil
         case .locations: callbacks.updateLocation != nil

@@ -151,7 +151,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
     private func readJSON(_ route: NativeRouteTable, _ exchange: HTTPExchange, user: User?) {
         let maxBytes = limits.maxJSONBodyBytes
         if case .contentLength(let length) = exchange.framing, length > UInt64(maxBytes) {
-            send(Self.bodyTooLarge, to: exchange)
+            send(.bodyTooLarge, to: exchange)
             return
         }
         guard exchange.hasRequestBody else {
@@ -165,7 +165,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
             guard body.count + chunk.count <= maxBytes else {
                 isRefused = true
                 body = []
-                self.send(Self.bodyTooLarge, to: exchange)
+                self.send(.bodyTooLarge, to: exchange)
                 return
             }
             body.append(contentsOf: chunk)
@@ -176,8 +176,6 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
         }
         exchange.readBody()
     }
-
-    private static let bodyTooLarge = NativeAnswer.detail(413, "Request body too large")
 
     private func decodeAndCall(_ route: NativeRouteTable, _ exchange: HTTPExchange, user: User?, body: [UInt8]) {
         let decoder = ModelDecoder(maxBodyBytes: limits.maxJSONBodyBytes)
