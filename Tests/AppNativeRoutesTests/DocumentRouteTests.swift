@@ -1,6 +1,7 @@
 import AppNativeJSON
 import AppNativeModels
 import AppNativeRoutes
+import AppNativeTesting
 import Testing
 
 /// `POST {p}/documents` (routes.md §2.8).
