@@ -5,6 +5,7 @@ import AppNativeModels
 import AppNativeRoutes
 import AppNativeServer
 import AppNativeTesting
+import Foundation
 import Testing
 
 /// The ten routes' happy paths through a real server (routes.md §1, §3).
@@ -241,6 +242,35 @@ import Testing
             #expect(response.status == 413)
             #expect(response.bodyText == #"{"detail":"Request body too large"}"#)
             #expect(recorder.calls.count == 1)
+        }
+    }
+
+    @Test func chunkedBodyPastTheCapIs413() async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder), limits: NativeRouteLimits(maxJSONBodyBytes: 32)) { port in
+            let response = try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread {
+                    continuation.resume(with: Result {
+                        let client = try RawHTTPClient(port: port)
+                        try client.send(
+                            "POST /api/devices HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + "14\r\n{\"device_id\":\"d1\",  \r\n14\r\n\"user_email\":null}  \r\n0\r\n\r\n")
+                        return try client.readResponse(to: "POST")
+                    })
+                }
+                thread.start()
+            }
+            #expect(response.status == 413)
+            #expect(response.bodyText == #"{"detail":"Request body too large"}"#)
+            #expect(recorder.calls.isEmpty)
+        }
+    }
+
+    @Test func headOnAFeedHasNoBody() async throws {
+        try await withRoutes(callbacks: recordingCallbacks(Recorder())) { port in
+            let response = try await send(port, "HEAD", "/api/approvals")
+            #expect(response.status == 200)
+            #expect(response.body.isEmpty)
         }
     }
 
