@@ -1,4 +1,5 @@
 public import AppNativeCore
+import AppNativeCrypto
 
 /// Sends APNs pushes over HTTP/2 (apns.md): resolves credentials per send (explicit
 /// configuration > runtime provider > environment), keeps one connection per credential set,
@@ -16,6 +17,19 @@ public final class APNsSender: Sendable {
     private let metrics: APNsMetrics
     private let jitter: @Sendable () -> Double
     private let connections = Locked<[APNsConfiguration.CacheKey: APNsConnection]>([:])
+    /// Provider tokens per signing key, kept apart from the connections so that switching a
+    /// connection (a new endpoint, a rotation and back) never re-signs a key's token early:
+    /// Apple refuses updates more often than every 20 minutes per key.
+    private let tokenSources = Locked<[TokenSourceKey: ProviderTokenSource]>([:])
+    /// Keys remembered at most; beyond this an arbitrary one is forgotten (so only more than 32
+    /// keys in use at once could cause an early re-sign).
+    private static let maxTokenSources = 32
+
+    private struct TokenSourceKey: Hashable, Sendable {
+        var teamID: String
+        var keyID: String
+        var keyDigest: SHA256Digest
+    }
 
     /// Creates a sender. Nothing connects until the first send.
     ///
@@ -181,8 +195,9 @@ public final class APNsSender: Sendable {
         let key = configuration.cacheKey
         if let cached = connections.withLock({ $0[key] }) { return cached }
         // Built outside the lock: it parses the key and starts a worker thread.
-        let created = try APNsConnection(
-            configuration: configuration, options: options, timeSource: timeSource, metrics: metrics, jitter: jitter)
+        let created = APNsConnection(
+            configuration: configuration, tokens: try tokenSource(for: configuration), options: options,
+            timeSource: timeSource, metrics: metrics, jitter: jitter)
         let (winner, evicted) = connections.withLock { connections -> (APNsConnection, [APNsConnection]) in
             if let raced = connections[key] { return (raced, []) }
             let stale = connections.keys.filter { $0.replaces(key) }
@@ -197,6 +212,27 @@ public final class APNsSender: Sendable {
         // Evicted connections are released here; each stops once its in-flight sends let go of it.
         _ = evicted
         return winner
+    }
+
+    /// The provider-token source of `configuration`'s key, created on first use.
+    private func tokenSource(for configuration: APNsConfiguration) throws(APNsError) -> ProviderTokenSource {
+        let cacheKey = configuration.cacheKey
+        let key = TokenSourceKey(teamID: configuration.teamID, keyID: configuration.keyID, keyDigest: cacheKey.keyDigest)
+        if let existing = tokenSources.withLock({ $0[key] }) { return existing }
+        let signingKey: P256SigningKey
+        do {
+            signingKey = try P256SigningKey(pkcs8PEM: configuration.key.revealed)
+        } catch {
+            throw APNsError(.invalidConfiguration, reason: "APNs key is not a P-256 private key")
+        }
+        let created = ProviderTokenSource(
+            key: signingKey, keyID: configuration.keyID, teamID: configuration.teamID, timeSource: timeSource)
+        return tokenSources.withLock { sources in
+            if let raced = sources[key] { return raced }
+            if sources.count >= Self.maxTokenSources, let victim = sources.keys.first { sources[victim] = nil }
+            sources[key] = created
+            return created
+        }
     }
 
     /// A device token is 1 to 512 hexadecimal digits (Apple's are 64; Live Activity tokens are

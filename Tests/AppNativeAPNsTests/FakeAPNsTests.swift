@@ -253,6 +253,10 @@ struct FakeAPNsTests {
         let back = try await harness.sender.send(try .silent(), to: Self.okToken, configuration: harness.configuration)
         #expect(back.sent)
         #expect(harness.sender.cachedConnectionCount == 1)
+        // Back on the first key: its provider token is reused, not signed again within 20 minutes.
+        #expect(harness.sender.providerTokenSignatures(for: harness.configuration) == 1)
+        let authorizations = try harness.records().compactMap { $0["headers"]?["authorization"]?.stringValue }
+        #expect(authorizations.first == authorizations.last)
         // A different bundle is a separate credential set and is kept alongside.
         let other = try testConfiguration(bundleID: "com.example.other", baseURL: harness.fake.baseURL)
         _ = try await harness.sender.send(try .silent(), to: Self.okToken, configuration: other)
