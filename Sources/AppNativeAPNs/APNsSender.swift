@@ -122,26 +122,25 @@ public final class APNsSender: Sendable {
         let body = try notification.body()
         for token in deviceTokens { try Self.validate(deviceToken: token) }
         let connection = try connection(for: try await resolveConfiguration(configuration))
-        let width = options.maxConcurrentPushes
-        let outcomes = await withTaskGroup(of: (Int, Result<APNsResult, APNsError>).self) { group in
-            var results = [Result<APNsResult, APNsError>?](repeating: nil, count: deviceTokens.count)
-            var next = 0
-            func enqueue() {
-                let index = next
-                next += 1
-                let token = deviceTokens[index]
-                group.addTask {
-                    do {
-                        return (index, .success(try await self.send(notification, body: body, to: token, over: connection)))
-                    } catch {
-                        return (index, .failure(error as? APNsError ?? APNsError(.shutDown, reason: "\(error)")))
-                    }
-                }
+        typealias Outcome = (index: Int, result: Result<APNsResult, APNsError>)
+        let send: @Sendable (Int) async -> Outcome = { index in
+            do throws(APNsError) {
+                return (index, .success(try await self.send(notification, body: body, to: deviceTokens[index], over: connection)))
+            } catch {
+                return (index, .failure(error))
             }
-            while next < deviceTokens.count, next < width { enqueue() }
-            for await (index, result) in group {
-                results[index] = result
-                if next < deviceTokens.count { enqueue() }
+        }
+        let outcomes = await withTaskGroup(of: Outcome.self, returning: [Result<APNsResult, APNsError>?].self) { group in
+            var results = [Result<APNsResult, APNsError>?](repeating: nil, count: deviceTokens.count)
+            var pending = deviceTokens.indices.makeIterator()
+            for _ in 0..<options.maxConcurrentPushes {
+                guard let index = pending.next() else { break }
+                group.addTask { await send(index) }
+            }
+            // A sliding window: each finished push starts the next one.
+            while let outcome = await group.next() {
+                results[outcome.index] = outcome.result
+                if let index = pending.next() { group.addTask { await send(index) } }
             }
             return results
         }
