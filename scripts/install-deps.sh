@@ -23,13 +23,20 @@ for package in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The APNs interoperability test runs the Python reference's transport, aioapns (PyPI only), from a
+# virtual environment that reuses Debian's h2, PyJWT and cryptography.
+venv="${APPNATIVE_INTEROP_VENV:-$HOME/.cache/appnative/interop-venv}"
+if ! "$venv/bin/python" -c 'import aioapns' 2>/dev/null; then
+  echo "install-deps: creating $venv with aioapns 4.0" >&2
+  python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/pip" install -q aioapns==4.0
+fi

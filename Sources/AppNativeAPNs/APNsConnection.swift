@@ -18,20 +18,14 @@ final class APNsConnection: Sendable {
 
     init(
         configuration: APNsConfiguration,
+        tokens: ProviderTokenSource,
         options: APNsSenderOptions,
         timeSource: any TimeSource,
         metrics: APNsMetrics,
         jitter: @escaping @Sendable () -> Double
-    ) throws(APNsError) {
-        let key: P256SigningKey
-        do {
-            key = try P256SigningKey(pkcs8PEM: configuration.key.revealed)
-        } catch {
-            throw APNsError(.invalidConfiguration, reason: "APNs key is not a P-256 private key")
-        }
+    ) {
         self.configuration = configuration
-        tokens = ProviderTokenSource(
-            key: key, keyID: configuration.keyID, teamID: configuration.teamID, timeSource: timeSource)
+        self.tokens = tokens
         http = CurlHTTPClient(userAgent: "app-native-gateway-apns")
         self.options = options
         self.timeSource = timeSource

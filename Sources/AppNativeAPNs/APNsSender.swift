@@ -1,4 +1,5 @@
 public import AppNativeCore
+import AppNativeCrypto
 
 /// Sends APNs pushes over HTTP/2 (apns.md): resolves credentials per send (explicit
 /// configuration > runtime provider > environment), keeps one connection per credential set,
@@ -16,6 +17,19 @@ public final class APNsSender: Sendable {
     private let metrics: APNsMetrics
     private let jitter: @Sendable () -> Double
     private let connections = Locked<[APNsConfiguration.CacheKey: APNsConnection]>([:])
+    /// Provider tokens per signing key, kept apart from the connections so that switching a
+    /// connection (a new endpoint, a rotation and back) never re-signs a key's token early:
+    /// Apple refuses updates more often than every 20 minutes per key.
+    private let tokenSources = Locked<[TokenSourceKey: ProviderTokenSource]>([:])
+    /// Keys remembered at most; beyond this an arbitrary one is forgotten (so only more than 32
+    /// keys in use at once could cause an early re-sign).
+    private static let maxTokenSources = 32
+
+    private struct TokenSourceKey: Hashable, Sendable {
+        var teamID: String
+        var keyID: String
+        var keyDigest: SHA256Digest
+    }
 
     /// Creates a sender. Nothing connects until the first send.
     ///
@@ -108,26 +122,25 @@ public final class APNsSender: Sendable {
         let body = try notification.body()
         for token in deviceTokens { try Self.validate(deviceToken: token) }
         let connection = try connection(for: try await resolveConfiguration(configuration))
-        let width = options.maxConcurrentPushes
-        let outcomes = await withTaskGroup(of: (Int, Result<APNsResult, APNsError>).self) { group in
-            var results = [Result<APNsResult, APNsError>?](repeating: nil, count: deviceTokens.count)
-            var next = 0
-            func enqueue() {
-                let index = next
-                next += 1
-                let token = deviceTokens[index]
-                group.addTask {
-                    do {
-                        return (index, .success(try await self.send(notification, body: body, to: token, over: connection)))
-                    } catch {
-                        return (index, .failure(error as? APNsError ?? APNsError(.shutDown, reason: "\(error)")))
-                    }
-                }
+        typealias Outcome = (index: Int, result: Result<APNsResult, APNsError>)
+        let send: @Sendable (Int) async -> Outcome = { index in
+            do throws(APNsError) {
+                return (index, .success(try await self.send(notification, body: body, to: deviceTokens[index], over: connection)))
+            } catch {
+                return (index, .failure(error))
             }
-            while next < deviceTokens.count, next < width { enqueue() }
-            for await (index, result) in group {
-                results[index] = result
-                if next < deviceTokens.count { enqueue() }
+        }
+        let outcomes = await withTaskGroup(of: Outcome.self, returning: [Result<APNsResult, APNsError>?].self) { group in
+            var results = [Result<APNsResult, APNsError>?](repeating: nil, count: deviceTokens.count)
+            var pending = deviceTokens.indices.makeIterator()
+            for _ in 0..<options.maxConcurrentPushes {
+                guard let index = pending.next() else { break }
+                group.addTask { await send(index) }
+            }
+            // A sliding window: each finished push starts the next one.
+            while let outcome = await group.next() {
+                results[outcome.index] = outcome.result
+                if let index = pending.next() { group.addTask { await send(index) } }
             }
             return results
         }
@@ -181,8 +194,9 @@ public final class APNsSender: Sendable {
         let key = configuration.cacheKey
         if let cached = connections.withLock({ $0[key] }) { return cached }
         // Built outside the lock: it parses the key and starts a worker thread.
-        let created = try APNsConnection(
-            configuration: configuration, options: options, timeSource: timeSource, metrics: metrics, jitter: jitter)
+        let created = APNsConnection(
+            configuration: configuration, tokens: try tokenSource(for: configuration), options: options,
+            timeSource: timeSource, metrics: metrics, jitter: jitter)
         let (winner, evicted) = connections.withLock { connections -> (APNsConnection, [APNsConnection]) in
             if let raced = connections[key] { return (raced, []) }
             let stale = connections.keys.filter { $0.replaces(key) }
@@ -197,6 +211,27 @@ public final class APNsSender: Sendable {
         // Evicted connections are released here; each stops once its in-flight sends let go of it.
         _ = evicted
         return winner
+    }
+
+    /// The provider-token source of `configuration`'s key, created on first use.
+    private func tokenSource(for configuration: APNsConfiguration) throws(APNsError) -> ProviderTokenSource {
+        let cacheKey = configuration.cacheKey
+        let key = TokenSourceKey(teamID: configuration.teamID, keyID: configuration.keyID, keyDigest: cacheKey.keyDigest)
+        if let existing = tokenSources.withLock({ $0[key] }) { return existing }
+        let signingKey: P256SigningKey
+        do {
+            signingKey = try P256SigningKey(pkcs8PEM: configuration.key.revealed)
+        } catch {
+            throw APNsError(.invalidConfiguration, reason: "APNs key is not a P-256 private key")
+        }
+        let created = ProviderTokenSource(
+            key: signingKey, keyID: configuration.keyID, teamID: configuration.teamID, timeSource: timeSource)
+        return tokenSources.withLock { sources in
+            if let raced = sources[key] { return raced }
+            if sources.count >= Self.maxTokenSources, let victim = sources.keys.first { sources[victim] = nil }
+            sources[key] = created
+            return created
+        }
     }
 
     /// A device token is 1 to 512 hexadecimal digits (Apple's are 64; Live Activity tokens are

@@ -25,6 +25,11 @@ final class CurlMulti: @unchecked Sendable {
         // because APNs depends on it).
         let result = appnative_curl_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         precondition(result == CURLM_OK, "CURLMOPT_PIPELINING rejected: \(result.rawValue)")
+        // Up to 1000 streams per HTTP/2 connection (libcurl's own default is 100), still capped by
+        // what the server announces: APNs allows up to 1000, and a second connection should open
+        // only when the server's limit is reached.
+        let streams = appnative_curl_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000)
+        precondition(streams == CURLM_OK, "CURLMOPT_MAX_CONCURRENT_STREAMS rejected: \(streams.rawValue)")
     }
 
     deinit {

@@ -6,6 +6,8 @@ import Glibc
 public final class GatewayProcess: Sendable {
     public let port: Int
     public let adminPort: Int
+    /// The push API's own port (`push=` in the ready line), when `PUSH_API_LISTEN` is set.
+    public let pushPort: Int?
     /// Standard output up to and including the ready line (the `dev` walk-through).
     public let output: [String]
     private let child: ChildProcess
@@ -44,6 +46,7 @@ public final class GatewayProcess: Sendable {
             else { break }
             self.port = port
             self.adminPort = adminPort
+            pushPort = fields["push"].flatMap { $0.split(separator: ":").last.flatMap { Int($0) } }
             self.output = output
             return
         }

@@ -28,7 +28,9 @@ struct FakeAPNsTests {
         }
     }
 
-    static func harness(tls: Bool, requestTimeout: Duration = .seconds(5)) async throws -> Harness {
+    static func harness(
+        tls: Bool, requestTimeout: Duration = .seconds(5), maxConcurrentPushes: Int = 100
+    ) async throws -> Harness {
         let fake = try await FakeAPNsPeer.start(tls: tls)
         let configuration = try testConfiguration(baseURL: fake.baseURL, caFile: fake.caFile)
         let metrics = MetricsRegistry()
@@ -36,7 +38,8 @@ struct FakeAPNsTests {
         let sender = APNsSender(
             options: APNsSenderOptions(
                 requestTimeout: requestTimeout,
-                retryPolicy: APNsRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))),
+                retryPolicy: APNsRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
+                maxConcurrentPushes: maxConcurrentPushes),
             logger: Logger(sink: logs, minimumLevel: .debug),
             metrics: metrics,
             jitter: { 0.5 })
@@ -182,18 +185,19 @@ struct FakeAPNsTests {
 
     @Test("many concurrent pushes share one HTTP/2 connection", arguments: [true, false])
     func multiplexing(tls: Bool) async throws {
-        let harness = try await Self.harness(tls: tls)
+        // More streams at once than libcurl's default per-connection limit (100).
+        let harness = try await Self.harness(tls: tls, maxConcurrentPushes: 250)
         defer { harness.stop() }
-        let tokens = (0..<60).map { String(format: "%064x", 0xabc000 + $0) }
+        let tokens = (0..<250).map { String(format: "%064x", 0xabc000 + $0) }
         let results = try await harness.sender.send(
             .approvalsRefresh(webAppID: "w"), to: tokens, configuration: harness.configuration)
         #expect(results.map(\.deviceToken) == tokens)
         #expect(results.allSatisfy { $0.sent })
         let records = try harness.records()
-        #expect(records.count == 60)
+        #expect(records.count == 250)
         #expect(Set(records.compactMap { $0["connection"]?.numberValue?.int64 }) == [1])
-        #expect(Set(records.compactMap { $0["stream"]?.numberValue?.int64 }).count == 60)
-        #expect(harness.metrics.renderPrometheus().contains(#"appnative_apns_pushes{kind="approvals",outcome="sent"} 60"#))
+        #expect(Set(records.compactMap { $0["stream"]?.numberValue?.int64 }).count == 250)
+        #expect(harness.metrics.renderPrometheus().contains(#"appnative_apns_pushes{kind="approvals",outcome="sent"} 250"#))
         #expect(harness.metrics.renderPrometheus().contains("appnative_apns_streams_open 0"))
     }
 
@@ -253,6 +257,10 @@ struct FakeAPNsTests {
         let back = try await harness.sender.send(try .silent(), to: Self.okToken, configuration: harness.configuration)
         #expect(back.sent)
         #expect(harness.sender.cachedConnectionCount == 1)
+        // Back on the first key: its provider token is reused, not signed again within 20 minutes.
+        #expect(harness.sender.providerTokenSignatures(for: harness.configuration) == 1)
+        let authorizations = try harness.records().compactMap { $0["headers"]?["authorization"]?.stringValue }
+        #expect(authorizations.first == authorizations.last)
         // A different bundle is a separate credential set and is kept alongside.
         let other = try testConfiguration(bundleID: "com.example.other", baseURL: harness.fake.baseURL)
         _ = try await harness.sender.send(try .silent(), to: Self.okToken, configuration: other)

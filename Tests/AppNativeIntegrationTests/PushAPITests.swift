@@ -25,8 +25,10 @@ struct PushAPITests {
             fake.stop()
         }
 
-        func post(_ path: String, key: String?, json: String, method: String = "POST") async throws -> (Int, JSONObject) {
-            let port = gateway.adminPort
+        func post(
+            _ path: String, key: String?, json: String, method: String = "POST", port: Int? = nil
+        ) async throws -> (Int, JSONObject) {
+            let port = port ?? gateway.adminPort
             let response = try await blocking {
                 let client = try RawHTTPClient(port: port)
                 var head = "\(method) \(path) HTTP/1.1\r\nHost: admin\r\nContent-Type: application/json\r\n"
@@ -48,7 +50,7 @@ struct PushAPITests {
         }
     }
 
-    static func start() async throws -> Fixture {
+    static func start(_ extra: [String: String] = [:]) async throws -> Fixture {
         let fake = try await FakeAPNsPeer.start(tls: true)
         let webhook = try await LoopbackPeer.start(ProcessRunner.python, [ProcessRunner.repositoryRoot() + "/Tests/Peers/echo_peer.py"])
         let environment = ProxyFixture.publicEnvironment([
@@ -58,7 +60,7 @@ struct PushAPITests {
             "APNS_KEY": fake.keyPEM.replacing("\n", with: "\\n"), "APNS_KEY_ID": FakeAPNsPeer.keyID,
             "APNS_TEAM_ID": FakeAPNsPeer.teamID, "APNS_BUNDLE_ID": FakeAPNsPeer.bundleID,
             "APNS_BASE_URL": fake.baseURL, "APNS_CA_FILE": fake.caFile ?? "",
-        ])
+        ]).merging(extra) { $1 }
         do {
             let gateway = try await GatewayProcess.start(environment: environment)
             return Fixture(fake: fake, webhook: webhook, gateway: gateway)
@@ -88,6 +90,23 @@ struct PushAPITests {
         // The other admin routes still work.
         let health = try await blocking { [port = fixture.gateway.adminPort] in try RawHTTPClient.get(port: port, "/healthz") }
         #expect(health.status == 200)
+    }
+
+    @Test("PUSH_API_LISTEN: the API moves to its own listener, which serves nothing else")
+    func ownListener() async throws {
+        let fixture = try await Self.start(["PUSH_API_LISTEN": "127.0.0.1:0"])
+        defer { fixture.stop() }
+        let pushPort = try #require(fixture.gateway.pushPort)
+        #expect(pushPort != fixture.gateway.adminPort)
+        let body = #"{"tokens":["\#(Self.ok)"]}"#
+        let (status, answer) = try await fixture.post("/push/silent", key: Self.keys[0], json: body, port: pushPort)
+        #expect(status == 200)
+        #expect(answer["sent"] == 1)
+        // The admin listener no longer knows the API: a POST there is refused like any other.
+        #expect(try await fixture.post("/push/silent", key: Self.keys[0], json: body).0 == 405)
+        #expect(try fixture.fake.records().count == 1)
+        let health = try await blocking { try RawHTTPClient.get(port: pushPort, "/metrics") }
+        #expect(health.status == 404)
     }
 
     @Test("a batch answers per token in order; dead tokens go to the webhook")

@@ -36,7 +36,8 @@ enum ServeCommand {
         gateway.start()
         // The one line that says the gateway serves, naming its addresses (tests wait for it).
         // Written with write(2): stdio buffering must not hold it back when stdout is a pipe.
-        var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress) upstream=\(configuration.upstream.address)\n"
+        let push = gateway.pushAddress.map { " push=\($0)" } ?? ""
+        var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress)\(push) upstream=\(configuration.upstream.address)\n"
         line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         while true {
             let signal = ProcessSignals.wait()

@@ -80,6 +80,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("APPLE_APP_IDS", section: "Native routes", "`TEAMID.bundle.id` list: serve `/.well-known/apple-app-site-association` (else the upstream's)."),
         Setting("APPLE_APP_EXCLUDED_PATHS", section: "Native routes", "Extra path patterns never opened in the app (the native prefix and AUTH_PATH_PREFIX always are)."),
         Setting("PUSH_API_KEYS", section: "Push", secret: true, "API keys of the push API (`POST /push/<kind>` on the admin listener, `Authorization: Bearer <key>`), comma-separated. Unset: the API is off."),
+        Setting("PUSH_API_LISTEN", default: "the admin listener", section: "Push", "A listener of its own for the push API (`host:port`); then the admin listener does not serve it."),
         Setting("PUSH_MAX_BATCH", default: "500", section: "Push", "Most device tokens in one push API request (1–10000)."),
         Setting("DEAD_TOKEN_WEBHOOK_URL", section: "Push", "Called (POST JSON) with the tokens Apple reported permanently invalid (`BadDeviceToken`, `Unregistered`)."),
         Setting("APNS_KEY", section: "Push", secret: true, "Contents of the APNs `.p8` key (PKCS #8 PEM; `\\n` escapes allowed), not a path. Required with PUSH_API_KEYS."),
@@ -353,7 +354,16 @@ extension PushAPIConfiguration {
                 reader.report(variable, error.reason)
             }
         }
+        var listen: SocketAddress?
+        if let text = reader.string("PUSH_API_LISTEN") {
+            do {
+                listen = try SocketAddress(parsing: text)
+            } catch {
+                reader.report("PUSH_API_LISTEN", error.description)
+            }
+        }
         return PushAPIConfiguration(
-            apiKeys: keys, maxBatch: maxBatch, deadTokenWebhookURL: webhook, apnsEnvironment: reader.environment)
+            apiKeys: keys, maxBatch: maxBatch, deadTokenWebhookURL: webhook, apnsEnvironment: reader.environment,
+            listenAddress: listen)
     }
 }

@@ -1,4 +1,5 @@
 public import AppNativeCore
+public import AppNativeServer
 
 /// The push API settings (`PUSH_API_KEYS`, `PUSH_MAX_BATCH`, `DEAD_TOKEN_WEBHOOK_URL`) and the
 /// environment the APNs sender reads its `APNS_*` credentials from.
@@ -15,18 +16,22 @@ public struct PushAPIConfiguration: Sendable {
     public var deadTokenWebhookURL: String?
     /// Where `APNS_*` are read.
     public var apnsEnvironment: [String: String]
+    /// A listener of its own (`PUSH_API_LISTEN`); nil serves the API on the admin listener.
+    public var listenAddress: SocketAddress?
 
     /// Creates a configuration (tests; `serve` reads it from the environment).
     public init(
         apiKeys: [Secret<String>] = [],
         maxBatch: Int = defaultMaxBatch,
         deadTokenWebhookURL: String? = nil,
-        apnsEnvironment: [String: String] = [:]
+        apnsEnvironment: [String: String] = [:],
+        listenAddress: SocketAddress? = nil
     ) {
         self.apiKeys = apiKeys
         self.maxBatch = maxBatch
         self.deadTokenWebhookURL = deadTokenWebhookURL
         self.apnsEnvironment = apnsEnvironment
+        self.listenAddress = listenAddress
     }
 
     /// Whether the API is served.

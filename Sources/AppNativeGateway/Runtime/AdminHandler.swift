@@ -14,10 +14,14 @@ final class AdminHandler: HTTPExchangeHandler {
     private var waiting: [Int: HTTPExchange] = [:]
     private var nextTicket = 0
 
-    init(metrics: MetricsRegistry, isReady: @escaping @Sendable () -> Bool, push: PushAPI? = nil) {
+    /// Whether `/healthz`, `/readyz` and `/metrics` are served (not on a push-only listener).
+    private let servesAdminRoutes: Bool
+
+    init(metrics: MetricsRegistry, isReady: @escaping @Sendable () -> Bool, push: PushAPI? = nil, servesAdminRoutes: Bool = true) {
         self.metrics = metrics
         self.isReady = isReady
         self.push = push
+        self.servesAdminRoutes = servesAdminRoutes
     }
 
     func serve(_ exchange: HTTPExchange) {
@@ -25,6 +29,10 @@ final class AdminHandler: HTTPExchangeHandler {
         if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
         if let push, path.hasPrefix("/push/") {
             servePush(exchange, path: path, api: push)
+            return
+        }
+        guard servesAdminRoutes else {
+            exchange.respondJSONError(status: 404, detail: "Not Found")
             return
         }
         guard exchange.request.method == "GET" || exchange.request.method == "HEAD" else {

@@ -14,6 +14,8 @@ public final class Gateway: Sendable {
     public let configuration: GatewayConfiguration
     private let server: HTTPServer
     private let admin: HTTPServer
+    /// The push API's own listener (`PUSH_API_LISTEN`), if configured.
+    private let pushServer: HTTPServer?
     private let logger: Logger
 
     public let verifier: EntraTokenVerifier
@@ -94,18 +96,31 @@ public final class Gateway: Sendable {
             let sender = APNsSender(environment: configuration.push.apnsEnvironment, logger: logger, metrics: metrics)
             push = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
         }
+        let ownListener = configuration.push.listenAddress
         admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] _ in
             // Ready once the tenant's keys are loaded: before that every token would get 503.
-            AdminHandler(metrics: metrics, isReady: { verifier.keys.isLoaded }, push: push)
+            AdminHandler(metrics: metrics, isReady: { verifier.keys.isLoaded }, push: ownListener == nil ? push : nil)
+        }
+        if let push, let ownListener {
+            var pushConfiguration = ServerConfiguration(listenAddress: ownListener, eventLoops: 1)
+            pushConfiguration.maxConnections = 1024
+            pushServer = try HTTPServer(configuration: pushConfiguration, metrics: MetricsRegistry(), logger: logger) { _ in
+                AdminHandler(metrics: metrics, isReady: { true }, push: push, servesAdminRoutes: false)
+            }
+        } else {
+            pushServer = nil
         }
     }
 
     public var listenAddress: SocketAddress { server.boundAddress }
     public var adminAddress: SocketAddress { admin.boundAddress }
+    /// The push API's own listener, when `PUSH_API_LISTEN` is set.
+    public var pushAddress: SocketAddress? { pushServer?.boundAddress }
 
     public func start() {
         server.start()
         admin.start()
+        pushServer?.start()
         let keys = verifier.keys
         Task { await keys.refresh() }
     }
@@ -114,6 +129,7 @@ public final class Gateway: Sendable {
     public func shutdown() {
         server.shutdown(gracePeriod: configuration.shutdownGracePeriod)
         admin.shutdown(gracePeriod: .milliseconds(100))
+        pushServer?.shutdown(gracePeriod: configuration.shutdownGracePeriod)
     }
 }
 
