@@ -20,25 +20,9 @@ struct ForwardAuthTests {
     }
 
     static func startNginx(gatewayPort: Int, upstreamPort: Int) async throws -> Front {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let port = try freePort()
-        let configuration = """
-            worker_processes 1;
-            daemon off;
-            master_process off;
-            pid \(directory.path)/nginx.pid;
-            error_log \(directory.path)/error.log warn;
-            events { worker_connections 256; }
-            http {
-              access_log off;
-              client_body_temp_path \(directory.path);
-              proxy_temp_path \(directory.path);
-              fastcgi_temp_path \(directory.path);
-              uwsgi_temp_path \(directory.path);
-              scgi_temp_path \(directory.path);
+        try await NginxPeer.start(http: """
               server {
-                listen 127.0.0.1:\(port);
+                listen 127.0.0.1:{port};
                 location = /_verify {
                   internal;
                   proxy_pass http://127.0.0.1:\(gatewayPort)/.auth/verify;
@@ -55,12 +39,7 @@ struct ForwardAuthTests {
                   proxy_pass http://127.0.0.1:\(upstreamPort);
                 }
               }
-            }
-            """
-        try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        let child = try ChildProcess(["/usr/sbin/nginx", "-c", directory.appendingPathComponent("nginx.conf").path, "-p", directory.path])
-        try await waitUntilListening(port)
-        return Front(child: child, port: port, directory: directory)
+            """)
     }
 
     static func startCaddy(gatewayPort: Int, upstreamPort: Int) async throws -> Front {

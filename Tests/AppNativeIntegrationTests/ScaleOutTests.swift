@@ -70,30 +70,14 @@ struct ScaleOutTests {
         /// nginx round-robin over the replicas; a refused or reset connection is retried on the
         /// next replica (idempotent requests), as a load balancer in front of a rolling restart does.
         static func startBalancer(ports: [Int]) async throws -> ForwardAuthTests.Front {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-lb-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let port = try ForwardAuthTests.freePort()
             let servers = ports.map { "    server 127.0.0.1:\($0) max_fails=0;" }.joined(separator: "\n")
-            let configuration = """
-                worker_processes 1;
-                daemon off;
-                master_process off;
-                pid \(directory.path)/nginx.pid;
-                error_log \(directory.path)/error.log warn;
-                events { worker_connections 1024; }
-                http {
-                  access_log off;
-                  client_body_temp_path \(directory.path);
-                  proxy_temp_path \(directory.path);
-                  fastcgi_temp_path \(directory.path);
-                  uwsgi_temp_path \(directory.path);
-                  scgi_temp_path \(directory.path);
+            return try await NginxPeer.start(http: """
                   upstream gateways {
                 \(servers)
                     keepalive 32;
                   }
                   server {
-                    listen 127.0.0.1:\(port);
+                    listen 127.0.0.1:{port};
                     location / {
                       proxy_pass http://gateways;
                       proxy_http_version 1.1;
@@ -102,12 +86,7 @@ struct ScaleOutTests {
                       proxy_next_upstream_tries 3;
                     }
                   }
-                }
-                """
-            try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-            let child = try ChildProcess(["/usr/sbin/nginx", "-c", directory.appendingPathComponent("nginx.conf").path, "-p", directory.path])
-            try await ForwardAuthTests.waitUntilListening(port)
-            return ForwardAuthTests.Front(child: child, port: port, directory: directory)
+                """)
         }
 
         func stop() {
