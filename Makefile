@@ -7,6 +7,7 @@ BIN := .build/debug/app-native-gateway
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/install-python-tools.sh
 
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)

@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "AppNativeHTTP", targets: ["AppNativeHTTP"]),
         .library(name: "AppNativeJSON", targets: ["AppNativeJSON"]),
         .library(name: "AppNativeAuth", targets: ["AppNativeAuth"]),
+        .library(name: "AppNativeModels", targets: ["AppNativeModels"]),
+        .library(name: "AppNativeAPNs", targets: ["AppNativeAPNs"]),
         .executable(name: "app-native-gateway", targets: ["app-native-gateway"]),
     ],
     targets: [
@@ -38,6 +40,7 @@ let package = Package(
         ),
         .target(name: "AppNativeCore"),
         .target(name: "AppNativeJSON", dependencies: ["AppNativeCore"]),
+        .target(name: "AppNativeModels", dependencies: ["AppNativeCore", "AppNativeJSON"]),
         .target(name: "AppNativeCrypto", dependencies: ["AppNativeCore", "CAppNativeOpenSSL"]),
         .target(name: "AppNativeClient", dependencies: ["AppNativeCore", "CAppNativeCurl"]),
         .target(name: "AppNativeHTTP", dependencies: ["AppNativeCore"]),
@@ -54,6 +57,10 @@ let package = Package(
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient"]
         ),
         .target(
+            name: "AppNativeAPNs",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+        ),
+        .target(
             name: "AppNativeDevPeers",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeHTTP", "AppNativeServer"]
         ),
@@ -61,12 +68,14 @@ let package = Package(
             name: "AppNativeGateway",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
-                "AppNativeHTTP", "AppNativeServer", "AppNativeProxy", "CAppNativeLinux",
+                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "CAppNativeLinux",
             ]
         ),
         .target(
             name: "AppNative",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+            dependencies: [
+                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeModels", "AppNativeAPNs",
+            ]
         ),
         .target(
             name: "AppNativeTesting",
@@ -90,6 +99,11 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "AppNativeModelsTests",
+            dependencies: ["AppNativeModels", "AppNativeJSON", "AppNativeTesting"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
             name: "AppNativeCryptoTests",
             dependencies: ["AppNativeCrypto", "AppNativeJSON", "AppNativeTesting"],
             resources: [.copy("Fixtures")]
@@ -100,10 +114,17 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "AppNativeAPNsTests",
+            dependencies: [
+                "AppNativeAPNs", "AppNativeAuth", "AppNativeClient", "AppNativeCore", "AppNativeCrypto", "AppNativeJSON",
+                "AppNativeTesting",
+            ]
+        ),
+        .testTarget(
             name: "AppNativeIntegrationTests",
             dependencies: [
                 "AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeDevPeers", "AppNativeTesting",
-                "AppNativeHTTP", "app-native-gateway",
+                "AppNativeHTTP", "AppNativeAPNs", "app-native-gateway",
             ]
         ),
     ]

@@ -22,7 +22,7 @@ package="$root/Tests/Fuzz"
 seconds="${FUZZ_SECONDS:-60}"
 work="${FUZZ_WORK:-$package/.build/fuzz-work}"
 config="${FUZZ_CONFIG:-release}"
-all_harnesses=(FuzzHTTPRequestParser FuzzJSONParser FuzzJWT)
+all_harnesses=(FuzzHTTPRequestParser FuzzMultipartParser FuzzJSONParser FuzzJWT FuzzModels)
 if [ $# -gt 0 ]; then harnesses=("$@"); else harnesses=("${all_harnesses[@]}"); fi
 
 for harness in "${harnesses[@]}"; do
@@ -73,6 +73,14 @@ for case in vectors["cases"]:
     for split in (0x00, 0x80, 0xFF):
         write(corpus, "%s-%02x" % (case["id"], split), bytes([split]) + raw)
 
+# Multipart: split byte, the case's Content-Type, LF, its body (Latin-1, as the README says).
+corpus = fresh("FuzzMultipartParser")
+vectors = json.load(open(os.path.join(root, "Tests/AppNativeHTTPTests/Fixtures/vectors/multipart/cases.json")))
+for case in vectors["cases"]:
+    data = case["contentType"].encode("latin-1") + b"\n" + case["body"].encode("latin-1")
+    for split in (0x00, 0x80, 0xFF):
+        write(corpus, "%s-%02x" % (case["id"], split), bytes([split]) + data)
+
 # JSON: the JSONTestSuite files as they are.
 corpus = fresh("FuzzJSONParser")
 base = os.path.join(root, "Tests/AppNativeJSONTests/Fixtures/vectors/json")
@@ -107,10 +115,39 @@ for name, token in tokens:
 now = attacks["evaluationTime"]
 valid = {"iss": "https://issuer.test", "aud": "api://fuzz", "sub": "subject", "iat": now, "nbf": now, "exp": now + 3600}
 write(corpus, "signed-valid", b"\x01" + b'{"alg":"HS256","typ":"JWT"}' + b"\x00" + json.dumps(valid).encode())
+
+# Models: selector byte (the index into ModelsHarness.models), then a JSON body. Seeds are the
+# contract fixtures plus one valid body per request model and native surface.
+corpus = fresh("FuzzModels")
+fixtures = os.path.join(root, "Tests/AppNativeModelsTests/Fixtures")
+widgets = json.load(open(os.path.join(fixtures, "widgets.json")))
+state = json.load(open(os.path.join(fixtures, "live-activity-state.json")))
+def seed(name, selector, value):
+    write(corpus, name, bytes([selector]) + json.dumps(value, ensure_ascii=False).encode())
+for widget in widgets:
+    seed("widget-" + widget["id"], 7, widget)
+seed("feed", 8, {"schema": 1, "widgets": widgets})
+seed("feed-lenient", 16, widgets + [{"id": "bad", "kind": "stats", "data": {"items": []}}])
+seed("state", 12, dict(state, timerEnd="2026-09-29T08:30:00+02:00"))
+seed("device", 0, {"device_id": "d", "push_token": None, "platform": "ios", "user_email": "a@b.c"})
+seed("location", 1, {"device_id": "d", "latitude": 47.3, "longitude": 8.5, "accuracy": 5, "recorded_at": "2026-09-24T08:00:00.5+02:00"})
+seed("notification", 2, {"device_id": "d", "action": "acknowledge", "data": {"k": [1]}})
+seed("widget-action", 3, {"device_id": "d", "widget_id": "w", "action_id": "a", "item_id": "r", "values": {"n": 1.5}, "source": "homeScreen"})
+seed("widget-options", 4, {"device_id": "d", "form_id": "f", "field_id": "x", "query": "q", "context": {}})
+seed("decision", 5, {"device_id": "d", "approval_id": "a", "decision": "reject", "comment": "no"})
+seed("live-token", 6, {"device_id": "d", "event": "push_to_start_token", "push_token": "t"})
+seed("approvals", 9, {"approvals": [{"id": "a", "title": "T", "urgent": True, "details": [{"label": "l", "value": "v"}], "dueAt": 1790519400}]})
+seed("approvals-lenient", 17, {"approvals": [{"id": "a", "title": "T"}, {"id": "", "title": "x"}]})
+seed("form", 10, {"id": "f", "tint": "#aabbcc", "pages": [{"fields": [{"id": "a", "type": "select", "options": [{"value": "x"}]}, {"id": "r", "type": "repeat", "max": 3, "fields": [{"id": "i", "type": "stepper", "step": 2}]}]}], "values": {"r": [{"i": 1}]}, "submit": {"wait": True}})
+seed("content", 11, {"blocks": [{"type": "card", "blocks": [{"type": "heading", "text": "h"}, {"type": "row", "blocks": [{"type": "divider"}, {"type": "image", "data": "data:image/png;base64,AAAA"}]}]}, {"type": "table", "columns": [{"key": "k", "label": "K"}], "rows": [{"k": 1}]}, {"type": "fields", "fields": [{"id": "s", "type": "select", "remote": True}]}], "actions": [{"id": "a", "label": "A", "then": [{"showContent": {"blocks": [{"type": "text", "markdown": "m"}]}}, {"openUrl": "tel:1"}, {"close": True}]}]})
+seed("attributes", 13, {"webAppID": "w", "activityID": "a", "webAppName": "n"})
+seed("file-ref", 14, {"name": "a.jpg", "mime": "image/jpeg", "size": 10, "ref": "r"})
+seed("action-data", 15, widgets[6]["data"])
+seed("posted-refs", 18, ["r1", {"name": "a", "mime": "m", "size": 0, "ref": "r2"}])
 PYTHON
 
 # Largest input per harness: past every limit the harness configures (HTTP 1 KiB header
-# section, JWT 16 KiB token) without spending the time budget on huge inputs.
+# section, multipart 4 KiB file, JWT 16 KiB token) without spending the time budget on huge inputs.
 max_len() {
   case "$1" in
     FuzzJWT) echo 20000 ;;

@@ -5,3 +5,5 @@
 @_exported public import AppNativeCore
 @_exported public import AppNativeCrypto
 @_exported public import AppNativeJSON
+@_exported public import AppNativeModels
+@_exported public import AppNativeAPNs

@@ -47,10 +47,16 @@ final class CurlTransfer {
             try easy.set(CURLOPT_CAPATH, nil)
         }
 
-        try easy.set(
-            CURLOPT_HTTP_VERSION,
-            Int(request.usesHTTP2PriorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS)
-        )
+        let version: Int =
+            if !request.usesHTTP2PriorKnowledge {
+                Int(CURL_HTTP_VERSION_2TLS)
+            } else if request.joinsPriorKnowledgeConnection {
+                // Reuses the open h2c connection without a second switch (PriorKnowledgeGate).
+                Int(CURL_HTTP_VERSION_2_0)
+            } else {
+                Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+            }
+        try easy.set(CURLOPT_HTTP_VERSION, version)
         // Wait for a connection that may multiplex rather than open a second one.
         try easy.set(CURLOPT_PIPEWAIT, 1)
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1)

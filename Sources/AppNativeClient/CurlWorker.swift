@@ -10,7 +10,21 @@ final class CurlWorker {
     private struct Active {
         var transfer: CurlTransfer
         var continuation: CurlEngine.Continuation
+        var gateRole: GateRole = .none
     }
+
+    /// A transfer's part in the h2c workaround (`PriorKnowledgeGate`).
+    private enum GateRole {
+        case none
+        case opener(origin: String)
+        case joined(origin: String)
+    }
+
+    private typealias Held = (id: UInt64, submission: CurlEngine.Submission)
+
+    /// Whether this libcurl needs the h2c connection-reuse workaround.
+    private static let needsPriorKnowledgeGate = PriorKnowledgeGate<Held>.isNeeded(
+        libcurlVersion: appnative_curl_version_info().pointee.version_num)
 
     /// The longest sleep without a wake-up or a curl timeout; a safety net, not a schedule.
     private static let pollCeilingMilliseconds: Int32 = 1000
@@ -18,6 +32,7 @@ final class CurlWorker {
     private let engine: CurlEngine
     private var active: [UInt64: Active] = [:]
     private var idsByHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+    private var gate = PriorKnowledgeGate<Held>()
 
     init(engine: CurlEngine) {
         self.engine = engine
@@ -38,10 +53,18 @@ final class CurlWorker {
                         start(id, submission)
                     }
                 case .cancel(let id):
-                    finish(id, with: .failure(ClientError(.cancelled, reason: "the calling task was cancelled")))
+                    let cancelled = ClientError(.cancelled, reason: "the calling task was cancelled")
+                    for held in gate.removeHeld(where: { $0.id == id }) {
+                        held.submission.continuation.resume(returning: .failure(cancelled))
+                    }
+                    finish(id, with: .failure(cancelled))
                 }
             }
             if batch.isShutDown {
+                for held in gate.removeHeld(where: { _ in true }) {
+                    held.submission.continuation.resume(
+                        returning: .failure(ClientError(.shutDown, reason: "client shut down before the request started")))
+                }
                 for id in Array(active.keys) {
                     finish(id, with: .failure(ClientError(.shutDown, reason: "client shut down during the request")))
                 }
@@ -63,10 +86,25 @@ final class CurlWorker {
     }
 
     private func start(_ id: UInt64, _ submission: CurlEngine.Submission) {
+        var request = submission.request
+        var role = GateRole.none
+        if request.usesHTTP2PriorKnowledge, Self.needsPriorKnowledgeGate {
+            let origin = request.target.origin
+            switch gate.admit((id, submission), origin: origin) {
+            case .wait:
+                return
+            case .open:
+                role = .opener(origin: origin)
+            case .join:
+                role = .joined(origin: origin)
+                request.joinsPriorKnowledgeConnection = true
+            }
+        }
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(request: submission.request)
+            transfer = try CurlTransfer(request: request)
         } catch {
+            releaseGate(role, lostConnection: true)
             submission.continuation.resume(returning: .failure(error))
             return
         }
@@ -74,9 +112,10 @@ final class CurlWorker {
         guard added == CURLM_OK else {
             let reason = "curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(added)))"
             submission.continuation.resume(returning: .failure(ClientError(.transport, reason: reason)))
+            releaseGate(role, lostConnection: true)
             return
         }
-        active[id] = Active(transfer: transfer, continuation: submission.continuation)
+        active[id] = Active(transfer: transfer, continuation: submission.continuation, gateRole: role)
         idsByHandle[transfer.easy.handle] = id
         engine.activeTransfers.add(1, ordering: .relaxed)
         engine.startedTransfers.add(1, ordering: .relaxed)
@@ -91,6 +130,28 @@ final class CurlWorker {
         engine.multi.remove(entry.transfer.easy)
         engine.activeTransfers.subtract(1, ordering: .relaxed)
         entry.continuation.resume(returning: result)
+        // Only a connection-level failure means there is no connection to join: after a timeout
+        // or a cancellation the stream is reset but the connection stays open.
+        var lostConnection = false
+        if case .failure(let error) = result {
+            lostConnection = error.code == .transport || error.code == .connectFailed || error.code == .tlsFailed
+        }
+        releaseGate(entry.gateRole, lostConnection: lostConnection)
+    }
+
+    /// Reports a gated transfer's end: an opener releases the transfers held behind it (joining
+    /// the connection it opened, or admitted anew when it failed); a joined transfer that lost
+    /// the connection makes the next one open a new connection.
+    private func releaseGate(_ role: GateRole, lostConnection: Bool) {
+        switch role {
+        case .none:
+            break
+        case .opener(let origin):
+            let (held, _) = gate.openerFinished(origin: origin, succeeded: !lostConnection)
+            for transfer in held { start(transfer.id, transfer.submission) }
+        case .joined(let origin):
+            if lostConnection { gate.connectionLost(origin: origin) }
+        }
     }
 
     private func failAll(reason: String) {

@@ -21,6 +21,8 @@ struct PreparedRequest: Sendable {
     var followsRedirects: Bool
     var caFile: String?
     var usesHTTP2PriorKnowledge: Bool
+    /// Set by the worker for an h2c transfer that joins an open connection (see `PriorKnowledgeGate`).
+    var joinsPriorKnowledgeConnection = false
     var proxyURL: String?
     var userAgent: String
 

@@ -2,10 +2,12 @@ public import AppNativeCore
 
 /// Why a message was refused, and the status to answer with.
 ///
-/// Thrown by `HTTPRequestParser` (status 400, 413, 414, 431, 501 or 505) and
+/// Thrown by `HTTPRequestParser` (status 400, 413, 414, 431, 501 or 505),
 /// `HTTPResponseParser` (always 502: a broken upstream response is the gateway's problem to
-/// report, not the client's). The connection must be closed after answering: the parsers do not
-/// resynchronise, because guessing where the next message starts is how requests get smuggled.
+/// report, not the client's) and `MultipartParser` (400 or 413; a multipart body is request
+/// content, so its limits answer 413, never 431). The connection must be closed after
+/// answering: the parsers do not resynchronise, because guessing where the next message starts
+/// is how requests get smuggled.
 ///
 /// `reason` names the rule that failed, never the bytes that failed it, so it is safe to log.
 /// Equality compares `code` only (STYLE.md §4).
@@ -14,13 +16,16 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case invalidRequestLine, invalidTarget, invalidVersion, invalidStatusLine
-            case unsupportedMethod, unsupportedVersion
+            case unsupportedMethod, refusedMethod, unsupportedVersion
             case invalidHeader, whitespaceBeforeColon, obsFold, bareCR, bareLF
             case missingHost, duplicateHost, invalidHost, duplicateAuthorization
             case ambiguousFraming, invalidContentLength, invalidTransferEncoding, unsupportedTransferCoding
             case invalidChunk
             case requestLineTooLong, headerSectionTooLarge, tooManyHeaders, bodyTooLarge
             case truncated
+            case invalidMultipartType, invalidBoundary, invalidDelimiter
+            case invalidContentDisposition, invalidFilename, unsupportedPartEncoding
+            case partHeaderTooLarge, tooManyPartHeaders, tooManyParts, partTooLarge
         }
 
         private let value: Value
@@ -36,6 +41,9 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let invalidStatusLine = Code(.invalidStatusLine)
         /// The method is a token but not on the gateway's allow-list (501, RFC 9110 §9.1).
         public static let unsupportedMethod = Code(.unsupportedMethod)
+        /// TRACE or QUERY: registered methods the gateway refuses everywhere (405 with `Allow`,
+        /// RFC 9110 §15.5.6). TRACE would echo the identity fields the gateway injects.
+        public static let refusedMethod = Code(.refusedMethod)
         /// The major version is not 1 (505, RFC 9110 §15.6.6).
         public static let unsupportedVersion = Code(.unsupportedVersion)
         /// A field line is not `field-name ":" OWS field-value OWS` (RFC 9112 §5, RFC 9110 §5.5).
@@ -76,17 +84,44 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let tooManyHeaders = Code(.tooManyHeaders)
         /// A declared or accumulated body size passes `HTTPLimits.maxBodyBytes` (413).
         public static let bodyTooLarge = Code(.bodyTooLarge)
-        /// The peer closed the connection in the middle of a message.
+        /// The peer closed the connection in the middle of a message, or a multipart body ended
+        /// before its close delimiter (RFC 2046 §5.1.1).
         public static let truncated = Code(.truncated)
+        /// The request's Content-Type is not `multipart/form-data` with well-formed parameters
+        /// (RFC 7578 §4.1, RFC 9110 §8.3.1).
+        public static let invalidMultipartType = Code(.invalidMultipartType)
+        /// The `boundary` parameter is missing, repeated, empty, longer than 70 characters, or
+        /// has a character outside `bchars` (RFC 2046 §5.1.1).
+        public static let invalidBoundary = Code(.invalidBoundary)
+        /// A delimiter is followed by something other than transport padding and CRLF
+        /// (RFC 2046 §5.1.1).
+        public static let invalidDelimiter = Code(.invalidDelimiter)
+        /// A part's Content-Disposition is missing, repeated, not `form-data`, has no `name`, or
+        /// has a malformed or repeated parameter (RFC 7578 §4.2).
+        public static let invalidContentDisposition = Code(.invalidContentDisposition)
+        /// A filename holds a control character, or `filename*` is not a valid RFC 8187 ext-value.
+        public static let invalidFilename = Code(.invalidFilename)
+        /// A part declares a Content-Transfer-Encoding other than 7bit, 8bit or binary
+        /// (RFC 7578 §4.7: deprecated; the gateway never decodes one).
+        public static let unsupportedPartEncoding = Code(.unsupportedPartEncoding)
+        /// A part header line passes `MultipartLimits.maxHeaderLineBytes` (413).
+        public static let partHeaderTooLarge = Code(.partHeaderTooLarge)
+        /// A part has more than `MultipartLimits.maxHeaderCount` header lines (413).
+        public static let tooManyPartHeaders = Code(.tooManyPartHeaders)
+        /// The body has more than `MultipartLimits.maxParts` parts (413).
+        public static let tooManyParts = Code(.tooManyParts)
+        /// A part's content passes `MultipartLimits.maxFieldBytes` or `maxFileBytes` (413).
+        public static let partTooLarge = Code(.partTooLarge)
 
         /// The status a server answers a request that failed with this code.
         var requestStatus: Int {
             switch value {
             case .unsupportedMethod, .unsupportedTransferCoding: 501
+            case .refusedMethod: 405
             case .unsupportedVersion: 505
             case .requestLineTooLong: 414
             case .headerSectionTooLarge, .tooManyHeaders: 431
-            case .bodyTooLarge: 413
+            case .bodyTooLarge, .partHeaderTooLarge, .tooManyPartHeaders, .tooManyParts, .partTooLarge: 413
             default: 400
             }
         }

@@ -7,7 +7,7 @@
 /// malformed or repeated Content-Length, missing or repeated Host, repeated Authorization.
 ///
 /// Policy choices (see also `HTTPParseError.Code`):
-/// - Methods outside `allowedMethods` get 501 (CONNECT and TRACE are refused on purpose).
+/// - Methods outside `allowedMethods` get 501 (CONNECT is refused on purpose); TRACE gets 405.
 /// - `HTTP/1.x` with x > 1 is processed as HTTP/1.1 and reported as received; other major
 ///   versions get 505.
 /// - Empty lines before the request line are skipped (RFC 9112 §2.2), up to

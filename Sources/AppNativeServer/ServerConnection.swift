@@ -109,7 +109,9 @@ final class ServerConnection: EventHandler {
 
     /// Parses whatever is buffered (after a read, or when a pause ends).
     private func processBufferedInput() {
-        guard inputStart < input.count else { return }
+        // With no bytes left, a paused body may still owe its `.end` (the last chunk was delivered
+        // before the pause): the parser is run on empty input to produce it.
+        guard inputStart < input.count || exchange?.isRequestComplete == false else { return }
         let used = input.withUnsafeBytes { feed(UnsafeRawBufferPointer(rebasing: $0[inputStart...])) }
         inputStart += used
         if inputStart == input.count {
@@ -259,6 +261,7 @@ final class ServerConnection: EventHandler {
         head.headers.add(name: "Content-Type", value: "application/json")
         head.headers.add(name: "Content-Length", value: String(body.count))
         head.headers.add(name: "Connection", value: "close")
+        if status == 405 { head.headers.add(name: "Allow", value: HTTPRequestParser.allowedMethods.joined(separator: ", ")) }
         writeHead(head)
         append(body)
         closeAfterFlush()

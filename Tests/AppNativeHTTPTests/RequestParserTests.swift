@@ -111,10 +111,10 @@ struct RequestParserTests {
             status: 400
         ),
         Refusal(
-            label: "TRACE is not allowed",
+            label: "TRACE is refused: known, not allowed on any resource (405)",
             raw: "TRACE / HTTP/1.1\r\nHost: h\r\n\r\n",
-            code: .unsupportedMethod,
-            status: 501
+            code: .refusedMethod,
+            status: 405
         ),
         Refusal(
             label: "CONNECT is not allowed",

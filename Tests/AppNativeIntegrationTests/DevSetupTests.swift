@@ -36,4 +36,57 @@ struct DevSetupTests {
         let exit = await gateway.terminate()
         #expect(exit == 0)
     }
+
+    /// What each printed command must show, keyed by a piece of the command.
+    static let walkThroughExpectations: [(command: String, output: String)] = [
+        ("curl -i http", "HTTP/1.1 401"),
+        ("/hello -H", "\"X-AppNative-User-Email\":\"dev.user@example.com\""),
+        ("/.auth/session", "HTTP/1.1 204"),
+        ("/.auth/me", "\"auth_method\":\"cookie\""),
+        ("/.auth/jwks.json", "\"crv\":\"P-256\""),
+        ("/api/widgets", "\"kind\":\"web\""),
+        ("/api/devices", "{\"ok\":true}"),
+        ("/api/documents", "{\"ok\":true,\"id\":\"demo-document-1\"}"),
+        ("token verify", "\"valid\":true"),
+    ]
+
+    @Test("every command of the printed walk-through runs in a shell, as printed, and shows what it says")
+    func printedCommands() async throws {
+        let root = ProcessRunner.repositoryRoot()
+        let gateway = try await GatewayProcess.start(command: "dev", environment: ["APPNATIVE_REPOSITORY_ROOT": root])
+        defer { gateway.stop() }
+        let token = try #require(gateway.output.first { $0.contains("export TOKEN=") }?.components(separatedBy: "TOKEN=").last)
+        let commands = gateway.output
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("curl ") || $0.hasPrefix("echo \"$TOKEN\"") }
+        #expect(commands.count == Self.walkThroughExpectations.count, "\(commands)")
+        // A scratch folder shaped like the repository (README.md, .build), so cookies.txt lands there.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("walkthrough-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try FileManager.default.copyItem(atPath: root + "/README.md", toPath: scratch + "/README.md")
+        try FileManager.default.createSymbolicLink(atPath: scratch + "/.build", withDestinationPath: root + "/.build")
+        for command in commands {
+            let expectation = try #require(Self.walkThroughExpectations.first { command.contains($0.command) }, "\(command)")
+            let result = try await ProcessRunner.run(
+                "/bin/bash", ["-c", "cd \(scratch) && " + command], environment: ["TOKEN": token, "PATH": "/usr/bin:/bin", "APPNATIVE_REPOSITORY_ROOT": root]
+            )
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(result.stdout.contains(expectation.output), "\(command) printed \(result.stdout)")
+        }
+    }
+
+    @Test("the served OpenAPI document is docs/openapi.json (regenerate: curl …/.auth/openapi.json | python3 -m json.tool)")
+    func openAPIDocumentInSync() async throws {
+        let root = ProcessRunner.repositoryRoot()
+        let gateway = try await GatewayProcess.start(command: "dev", environment: ["APPNATIVE_REPOSITORY_ROOT": root])
+        defer { gateway.stop() }
+        let port = gateway.port
+        let served = try await blocking { try RawHTTPClient.get(port: port, "/.auth/openapi.json") }
+        #expect(served.status == 200)
+        let committed = try Data(contentsOf: URL(fileURLWithPath: root + "/docs/openapi.json"))
+        let servedObject = try JSONSerialization.jsonObject(with: Data(served.body)) as? NSDictionary
+        let committedObject = try JSONSerialization.jsonObject(with: committed) as? NSDictionary
+        #expect(servedObject != nil && servedObject == committedObject, "docs/openapi.json differs from the served document")
+    }
 }

@@ -186,4 +186,64 @@ struct NativeRoutesTests {
         #expect(response.head.headers.first("Content-Type") == "application/json")
         #expect(response.bodyText == #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/api/*","exclude":true},{"/":"/.auth/*","exclude":true},{"/":"/*"}]}]}}"#)
     }
+
+    @Test("a feed with one invalid widget among valid ones: the rest arrives, the invalid one is logged and counted")
+    func feedDropsInvalidEntries() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let feed = try await fixture.call("GET", "/api/widgets?device_id=include-invalid")
+        #expect(feed.status == 200)
+        let widgets = try #require(Self.json(feed)["widgets"] as? [[String: Any]])
+        let ids = widgets.compactMap { $0["id"] as? String }
+        #expect(ids == ["greeting", "open-tickets", "week", "tasks", "sales", "quota", "leave", "news"])
+        #expect(Self.json(feed)["schema"] as? Int == 1)
+        // Response encoding: non-null defaults are written (models.md §0).
+        #expect(widgets.first?["required"] as? Bool == false && widgets.first?["defaultEnabled"] as? Bool == true)
+        let approvals = try await fixture.call("GET", "/api/approvals?device_id=include-invalid")
+        #expect(approvals.status == 200)
+        #expect((Self.json(approvals)["approvals"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["po-1042"])
+        let adminPort = fixture.gateway.adminPort
+        let metrics = try await blocking { try RawHTTPClient.get(port: adminPort, "/metrics") }
+        #expect(metrics.bodyText.contains(#"appnative_native_feed_entries_dropped{route="widgets"} 1"#))
+        #expect(metrics.bodyText.contains(#"appnative_native_feed_entries_dropped{route="approvals"} 1"#))
+        let logged = fixture.gateway.logs
+        #expect(logged.contains("broken-stats") && logged.contains("widgets[2].data.items"), "\(logged.suffix(2000))")
+    }
+
+    @Test("request bodies are held to the contract: every error with its path in one 422")
+    func contractValidation() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let response = try await fixture.call("POST", "/api/locations", json: #"{"device_id":123,"latitude":91,"longitude":-181}"#)
+        #expect(response.status == 422)
+        let detail = try #require(Self.json(response)["detail"] as? [[String: Any]])
+        let locations = detail.compactMap { ($0["loc"] as? [Any])?.compactMap { $0 as? String }.joined(separator: ".") }
+        #expect(Set(locations) == ["body.device_id", "body.latitude", "body.longitude"], "\(detail)")
+        for (route, body) in [
+            ("devices", #"{"device_id":"d","platform":"android"}"#),
+            ("widget-options", #"{"device_id":"d","field_id":"f","widget_id":"w","form_id":"x"}"#),
+            ("widget-actions", #"{"device_id":"d","widget_id":"w","action_id":"a","values":null}"#),
+            ("approval-decisions", #"{"device_id":"d","approval_id":"a","decision":"maybe"}"#),
+            ("live-activities", #"{"device_id":"d","event":"started"}"#),
+            ("notification-actions", #"{"device_id":"d","action":"a","data":[1]}"#),
+        ] {
+            let refused = try await fixture.call("POST", "/api/" + route, json: body)
+            #expect(refused.status == 422, "\(route): \(refused.bodyText)")
+        }
+        #expect(try await fixture.recorded("events").isEmpty, "nothing invalid reached the upstream")
+    }
+
+    @Test("an upstream result the contract refuses is answered 502; a valid one is re-serialized by the models")
+    func invalidResult() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let broken = try await fixture.call("POST", "/api/widget-actions", json: #"{"device_id":"d","widget_id":"w","action_id":"broken-result"}"#)
+        #expect(broken.status == 502)
+        #expect(Self.json(broken)["detail"] is String)
+        let valid = try await fixture.call("POST", "/api/widget-actions", json: #"{"device_id":"d","widget_id":"w","action_id":"go"}"#)
+        #expect(valid.status == 200)
+        let widget = try #require(Self.json(valid)["widget"] as? [String: Any])
+        #expect(widget["id"] as? String == "open-tickets")
+        #expect(widget["required"] as? Bool == false, "widgets inside results carry their defaults")
+    }
 }

@@ -28,8 +28,20 @@ let package = Package(
             dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeHTTP", package: "AppNative")]
         ),
         .executableTarget(
+            name: "FuzzMultipartParser",
+            dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeHTTP", package: "AppNative")]
+        ),
+        .executableTarget(
             name: "FuzzJSONParser",
             dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeJSON", package: "AppNative")]
+        ),
+        .executableTarget(
+            name: "FuzzModels",
+            dependencies: [
+                "CAppNativeFuzzer",
+                .product(name: "AppNativeModels", package: "AppNative"),
+                .product(name: "AppNativeJSON", package: "AppNative"),
+            ]
         ),
         .executableTarget(
             name: "FuzzJWT",

@@ -174,6 +174,9 @@ class Handler(BaseHTTPRequestHandler):
         if route in ("locations", "notification-actions", "live-activities"):
             return self.answer(200, {"ok": True})
         if route == "widget-actions":
+            if body["action_id"] == "broken-result":
+                # A result the contract refuses (`ok` must be a boolean): the gateway answers 502.
+                return self.answer(200, {"ok": "yes"})
             if body["action_id"] == "fail":
                 return self.answer(200, {"ok": False, "message": "Not possible right now", "style": "error"})
             return self.answer(200, {"ok": True, "message": "Done", "style": "success",

@@ -14,10 +14,12 @@ public enum CommandLineTool: Sendable {
         \(TokenCommand.usage.indented)
         \(CookieCommand.usage.indented)
         \(ConfigCommand.usage.indented)
+        \(PushCommand.usage.indented)
 
         options: --config FILE   read KEY=value settings from FILE (the environment wins)
 
-        exit codes: 0 ok/valid, 1 credential invalid, 2 usage or configuration error, 3 keys unavailable
+        exit codes: 0 ok/valid/sent, 1 credential invalid, 2 usage or configuration error, 3 keys unavailable,
+                    4 push not sent
         """
 
     /// The process entry point: runs the command line and exits with its code.
@@ -57,6 +59,8 @@ public enum CommandLineTool: Sendable {
                 code = try await TokenCommand.run(parsed, environment: environment)
             case "config":
                 code = try ConfigCommand.run(parsed, environment: environment)
+            case "push":
+                code = try await PushCommand.run(parsed, environment: environment)
             case "cookie":
                 code = try CookieCommand.run(parsed, environment: environment)
             case "serve":

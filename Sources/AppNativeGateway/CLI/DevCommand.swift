@@ -28,6 +28,7 @@ enum DevCommand {
             "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
             "SESSION_SECRET": try String(contentsOfFile: root + "/keys/dev/session-secret.txt", encoding: .utf8),
             "SESSION_SECURE": "false",
+            "APPLE_APP_IDS": "ABCDE12345.com.example.appnative.dev",
             "ASSERTION_KEYS": try String(contentsOfFile: root + "/keys/dev/assertion-dev-p256.pem", encoding: .utf8),
         ]
         for (key, value) in defaults where env[key] == nil { env[key] = value }
@@ -53,12 +54,15 @@ enum DevCommand {
             A dev token (1 h, signed with keys/dev/entra-dev-rsa.pem):
               export TOKEN=\(token)
 
-            Try:
+            Try (every line is run by the integration tests, as printed):
               curl -i \(base)/hello                                   # 401: no credential
               curl -s \(base)/hello -H "Authorization: Bearer $TOKEN" # the upstream sees the verified identity
               curl -si -X POST \(base)/.auth/session -H "Authorization: Bearer $TOKEN" -c cookies.txt   # token → cookie
               curl -s \(base)/.auth/me -b cookies.txt                 # signed in by the cookie alone
               curl -s \(base)/.auth/jwks.json                         # keys that verify X-AppNative-Identity
+              curl -s \(base)/api/widgets -H "Authorization: Bearer $TOKEN"   # widget feed, validated by the gateway
+              curl -s \(base)/api/devices -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -d '{"device_id":"demo-device","push_token":"00ff"}'
+              curl -s \(base)/api/documents -H "Authorization: Bearer $TOKEN" -F device_id=demo-device -F file=@README.md   # streamed upload
               echo "$TOKEN" | .build/debug/app-native-gateway token verify --dev
 
             Ctrl-C stops everything.

@@ -8,4 +8,6 @@ public enum ExitCode: Int32, Sendable {
     case usage = 2
     /// The check could not be made now (the tenant's keys could not be loaded): try again later.
     case unavailable = 3
+    /// `push`: at least one push was not sent (Apple refused it, or no answer came).
+    case pushNotSent = 4
 }

@@ -1,3 +1,5 @@
+import AppNativeAPNs
+import AppNativeCore
 public import AppNativeAuth
 import AppNativeClient
 public import AppNativeCrypto
@@ -18,6 +20,8 @@ public struct GatewayConfiguration: Sendable {
     public var native: NativeRoutesConfiguration
     /// Served at `/.well-known/apple-app-site-association` when `APPLE_APP_IDS` is set.
     public var appSiteAssociation: AppleAppSiteAssociation?
+    /// The push API and the APNs credentials it sends with.
+    public var push: PushAPIConfiguration
 
     /// The settings `serve` reads, in the order of the reference table.
     public static let settings: [Setting] = [
@@ -75,6 +79,16 @@ public struct GatewayConfiguration: Sendable {
         Setting("NATIVE_MAX_JSON_BYTES", default: "1048576", section: "Native routes", "Largest JSON body of a native route (413 before any decoding)."),
         Setting("APPLE_APP_IDS", section: "Native routes", "`TEAMID.bundle.id` list: serve `/.well-known/apple-app-site-association` (else the upstream's)."),
         Setting("APPLE_APP_EXCLUDED_PATHS", section: "Native routes", "Extra path patterns never opened in the app (the native prefix and AUTH_PATH_PREFIX always are)."),
+        Setting("PUSH_API_KEYS", section: "Push", secret: true, "API keys of the push API (`POST /push/<kind>` on the admin listener, `Authorization: Bearer <key>`), comma-separated. Unset: the API is off."),
+        Setting("PUSH_MAX_BATCH", default: "500", section: "Push", "Most device tokens in one push API request (1–10000)."),
+        Setting("DEAD_TOKEN_WEBHOOK_URL", section: "Push", "Called (POST JSON) with the tokens Apple reported permanently invalid (`BadDeviceToken`, `Unregistered`)."),
+        Setting("APNS_KEY", section: "Push", secret: true, "Contents of the APNs `.p8` key (PKCS #8 PEM; `\\n` escapes allowed), not a path. Required with PUSH_API_KEYS."),
+        Setting("APNS_KEY_ID", section: "Push", "The key's 10-character id (provider-token `kid`)."),
+        Setting("APNS_TEAM_ID", section: "Push", "Apple team id (provider-token `iss`)."),
+        Setting("APNS_BUNDLE_ID", section: "Push", "The app's bundle id (`apns-topic`)."),
+        Setting("APNS_USE_SANDBOX", default: "true", section: "Push", "Sandbox only when the value lower-cased is `true` (the default); `false`, `1`, `yes` all mean production."),
+        Setting("APNS_BASE_URL", section: "Push", "Tests only: replaces the Apple host; `http://` is cleartext HTTP/2 (prior knowledge) and loopback only."),
+        Setting("APNS_CA_FILE", section: "Push", "Tests only: PEM CA bundle trusted for an `https` APNS_BASE_URL."),
     ]
 
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
@@ -160,6 +174,7 @@ public struct GatewayConfiguration: Sendable {
                 excludedPaths: [native.prefix + "/*", authPrefix + "*"] + reader.list("APPLE_APP_EXCLUDED_PATHS")
             )
         }
+        let push = PushAPIConfiguration.read(&reader)
         try reader.finish()
         return GatewayConfiguration(
             server: server,
@@ -170,7 +185,8 @@ public struct GatewayConfiguration: Sendable {
             isAccessLogEnabled: accessLog,
             identity: identity!,
             native: native,
-            appSiteAssociation: appSiteAssociation
+            appSiteAssociation: appSiteAssociation,
+            push: push
         )
     }
 }
@@ -309,5 +325,35 @@ public struct IdentityConfiguration: Sendable {
             }
         }
         return blocks
+    }
+}
+
+extension PushAPIConfiguration {
+    /// Reads the push settings; with PUSH_API_KEYS set, the APNs credentials must be valid too.
+    static func read(_ reader: inout EnvironmentReader) -> PushAPIConfiguration {
+        let keys = reader.list("PUSH_API_KEYS").map { Secret($0) }
+        let maxBatch = reader.integer("PUSH_MAX_BATCH", default: defaultMaxBatch, in: 1...maxBatchCeiling)
+        let webhook = reader.string("DEAD_TOKEN_WEBHOOK_URL")
+        if let webhook {
+            do {
+                try URLPolicy.validateOutbound(url: webhook, allowsCleartextOnLoopback: true)
+            } catch {
+                reader.report("DEAD_TOKEN_WEBHOOK_URL", "must be https (http only for a loopback address): \(error.code)")
+            }
+        }
+        if !keys.isEmpty {
+            if keys.contains(where: { $0.revealed.count < 16 }) {
+                reader.report("PUSH_API_KEYS", "each key must be at least 16 characters")
+            }
+            do {
+                _ = try APNsConfiguration.fromEnvironment(reader.environment)
+            } catch {
+                let names = ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_BUNDLE_ID", "APNS_BASE_URL", "APNS_KEY"]
+                let variable = names.first { error.reason.contains($0) } ?? (error.reason.contains("base URL") ? "APNS_BASE_URL" : "APNS_KEY")
+                reader.report(variable, error.reason)
+            }
+        }
+        return PushAPIConfiguration(
+            apiKeys: keys, maxBatch: maxBatch, deadTokenWebhookURL: webhook, apnsEnvironment: reader.environment)
     }
 }

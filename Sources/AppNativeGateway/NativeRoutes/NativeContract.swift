@@ -1,4 +1,5 @@
 import AppNativeJSON
+import AppNativeModels
 import AppNativeProxy
 
 /// The contract checks of the native routes: request bodies, the upstream's feeds and results,
@@ -14,30 +15,78 @@ enum NativeContract {
         var dropped: [(id: String, path: String, reason: String)]
     }
 
-    /// `nil` when the body satisfies the route's request model, else the 422 answer.
+    /// `nil` when the body satisfies the route's request model, else the 422 answer listing every
+    /// error with its path (the size cap was applied while the body was read).
     static func validateRequest(_ route: NativeRoute, body: [UInt8]) -> MediatedAnswer? {
-        let value: JSONValue
-        do {
-            value = try body.withUnsafeBytes { bytes throws(JSONError) in try JSONParser().parse(bytes) }
+        let decoder = ModelDecoder(maxBodyBytes: Int.max)
+        do throws(ModelError) {
+            switch route {
+            case .devices: _ = try decoder.decode(DeviceRegistration.self, from: body)
+            case .locations: _ = try decoder.decode(LocationUpdate.self, from: body)
+            case .notificationActions: _ = try decoder.decode(NotificationActionReceived.self, from: body)
+            case .widgetActions: _ = try decoder.decode(WidgetActionReceived.self, from: body)
+            case .widgetOptions: _ = try decoder.decode(WidgetOptionsRequest.self, from: body)
+            case .approvalDecisions: _ = try decoder.decode(ApprovalDecisionReceived.self, from: body)
+            case .liveActivities: _ = try decoder.decode(LiveActivityTokenReceived.self, from: body)
+            case .documents, .widgets, .approvals: preconditionFailure("\(route) has no JSON request body")
+            }
+            return nil
         } catch {
-            return unprocessable([["type": "json_invalid", "loc": ["body"], "msg": "JSON decode error"]])
+            return .json(status: error.code == .bodyTooLarge ? 413 : 422, error.responseBytes())
         }
-        guard value.objectValue != nil else {
-            return unprocessable([["type": "model_attributes_type", "loc": ["body"], "msg": "Input should be a valid dictionary"]])
-        }
-        return nil
     }
 
-    /// The feed re-serialized with its invalid entries dropped; `nil` when it is not a feed at all.
+    /// The feed re-serialized by the models with its invalid entries dropped; `nil` when it is
+    /// not a feed at all (not JSON, or a broken envelope).
     static func feed(_ route: NativeRoute, upstreamBody: [UInt8]) -> Feed? {
-        guard let value = parse(upstreamBody), value.objectValue != nil else { return nil }
-        return Feed(document: JSONSerializer.serialize(value), dropped: [])
+        guard let value = parse(upstreamBody) else { return nil }
+        do throws(ModelError) {
+            switch route {
+            case .widgets:
+                // `web` widgets are kept: whether this backend is the app's privileged feed is the
+                // app's decision, not the gateway's.
+                let decoded = try WidgetFeed.decodeDroppingInvalid(value, allowsWebWidgets: true)
+                let feed = WidgetFeed(widgets: decoded.kept)
+                return Feed(document: JSONSerializer.serialize(feed.jsonValue(.response)), dropped: decoded.dropped.map(Self.dropped))
+            case .approvals:
+                let decoded = try ApprovalFeed.decodeDroppingInvalid(value)
+                let feed = ApprovalFeed(approvals: decoded.kept)
+                return Feed(document: JSONSerializer.serialize(feed.jsonValue(.response)), dropped: decoded.dropped.map(Self.dropped))
+            default:
+                preconditionFailure("\(route) is not a feed")
+            }
+        } catch {
+            return nil
+        }
     }
 
-    /// The result re-serialized, or why it is refused.
+    private static func dropped(_ element: DroppedFeedElement) -> (id: String, path: String, reason: String) {
+        (element.id ?? "#\(element.index)", element.failingPaths.joined(separator: ","), element.issues.map(\.message).joined(separator: "; "))
+    }
+
+    /// The result re-serialized by the models, or why it is refused. An empty answer (204, or a
+    /// 2xx without a body) is the callback's `nil`: the result's defaults.
     static func result(_ route: NativeRoute, upstreamBody: [UInt8]) -> Result<[UInt8], Problem> {
-        guard let value = parse(upstreamBody) else { return .failure(Problem(description: "not JSON")) }
-        return .success(JSONSerializer.serialize(value))
+        let value: JSONValue
+        if upstreamBody.isEmpty {
+            value = route == .widgetOptions ? ["options": []] : [:]
+        } else {
+            guard let parsed = parse(upstreamBody) else { return .failure(Problem(description: "the answer is not JSON")) }
+            value = parsed
+        }
+        do throws(ModelError) {
+            let encoded: JSONValue
+            switch route {
+            case .widgetActions: encoded = try WidgetActionResult(json: value).jsonValue(.response)
+            case .widgetOptions: encoded = try WidgetOptionsResult(json: value).jsonValue(.response)
+            case .approvalDecisions: encoded = try ApprovalDecisionResult(json: value).jsonValue(.response)
+            default: preconditionFailure("\(route) has no result")
+            }
+            return .success(JSONSerializer.serialize(encoded))
+        } catch {
+            let paths = error.issues.prefix(5).map { $0.pathDescription + ": " + $0.message }
+            return .failure(Problem(description: paths.joined(separator: "; ")))
+        }
     }
 
     /// `{"ok":true}` plus the upstream's reference by the rules of routes.md §2.8: a non-empty

@@ -53,15 +53,23 @@ final class NativeRouter {
                 refuse(exchange, route, NativeContract.validateRequest(route, body: []) ?? NativeAnswers.detail(422, "Request body required"))
                 return nil
             }
-            mediation.requestBody = JSONEventFilter(maxBytes: maxBytes) { body in NativeContract.validateRequest(route, body: body) }
+            let metrics = metrics
+            mediation.requestBody = JSONEventFilter(maxBytes: maxBytes) { body in
+                let refusal = NativeContract.validateRequest(route, body: body)
+                if let refusal { metrics.rejected(route, status: refusal.status) }
+                return refusal
+            }
         case .document:
-            guard exchange.hasRequestBody else {
-                refuse(exchange, route, NativeContract.unprocessable([
-                    ["type": "missing", "loc": ["body", "file"], "msg": "Field required"],
-                    ["type": "missing", "loc": ["body", "device_id"], "msg": "Field required"],
-                ]))
+            guard exchange.hasRequestBody,
+                let filter = DocumentUploadFilter(
+                    contentType: exchange.request.headers.first("Content-Type"), maxBytes: configuration.documentMaxBytes
+                )
+            else {
+                // Not a multipart form at all: the fields the contract requires are missing.
+                refuse(exchange, route, NativeContract.unprocessable([DocumentUploadFilter.missing("file"), DocumentUploadFilter.missing("device_id")]))
                 return nil
             }
+            mediation.requestBody = filter
         case .feed:
             break
         }

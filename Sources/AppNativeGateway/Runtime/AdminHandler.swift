@@ -1,21 +1,32 @@
 import AppNativeCore
 import AppNativeHTTP
+import AppNativeJSON
 import AppNativeServer
 
-/// The admin listener: liveness, readiness and Prometheus metrics. Bind it to an internal
-/// address; it is unauthenticated by design.
+/// The admin listener: liveness, readiness and Prometheus metrics (unauthenticated by design:
+/// bind it to an internal address), and the push API under `/push/` when `PUSH_API_KEYS` is set
+/// (authenticated by its own API keys).
 final class AdminHandler: HTTPExchangeHandler {
     private let metrics: MetricsRegistry
     private let isReady: @Sendable () -> Bool
+    private let push: PushAPI?
+    /// Push requests waiting for their results, by ticket: only the ticket crosses threads.
+    private var waiting: [Int: HTTPExchange] = [:]
+    private var nextTicket = 0
 
-    init(metrics: MetricsRegistry, isReady: @escaping @Sendable () -> Bool) {
+    init(metrics: MetricsRegistry, isReady: @escaping @Sendable () -> Bool, push: PushAPI? = nil) {
         self.metrics = metrics
         self.isReady = isReady
+        self.push = push
     }
 
     func serve(_ exchange: HTTPExchange) {
         var path = exchange.request.target
         if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
+        if let push, path.hasPrefix("/push/") {
+            servePush(exchange, path: path, api: push)
+            return
+        }
         guard exchange.request.method == "GET" || exchange.request.method == "HEAD" else {
             exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": "GET, HEAD"])
             return
@@ -38,6 +49,49 @@ final class AdminHandler: HTTPExchangeHandler {
         default:
             exchange.respondJSONError(status: 404, detail: "Not Found")
         }
+    }
+
+    /// Reads the body (capped: bytes past the cap are drained, not kept), hands it to the push
+    /// API off the loop, and answers on the loop when the results are in.
+    private func servePush(_ exchange: HTTPExchange, path: String, api: PushAPI) {
+        let method = exchange.request.method
+        let authorization = exchange.request.headers.first("Authorization")
+        var body: [UInt8] = []
+        var isOverLimit = false
+        let handler = LoopBound(self)
+        let loop = exchange.loop
+        nextTicket += 1
+        let ticket = nextTicket
+        waiting[ticket] = exchange
+        let run: () -> Void = {
+            let received = isOverLimit ? [UInt8](repeating: 0, count: PushAPI.maxBodyBytes + 1) : body
+            Task {
+                let response = await api.handle(method: method, path: path, authorization: authorization, body: received)
+                loop.execute { handler.value.finishPush(ticket: ticket, response) }
+            }
+        }
+        guard exchange.hasRequestBody else {
+            run()
+            return
+        }
+        exchange.onBodyChunk = { bytes in
+            guard !isOverLimit else { return }
+            if body.count + bytes.count > PushAPI.maxBodyBytes {
+                isOverLimit = true
+                body = []
+            } else {
+                body.append(contentsOf: bytes)
+            }
+        }
+        exchange.onBodyEnd = { _ in run() }
+        exchange.readBody()
+    }
+
+    private func finishPush(ticket: Int, _ response: PushAPI.Response) {
+        guard let exchange = waiting.removeValue(forKey: ticket), !exchange.isAborted else { return }
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        if response.status == 401 { headers.add(name: "WWW-Authenticate", value: "Bearer") }
+        exchange.respond(status: response.status, headers: headers, body: JSONSerializer.serialize(.object(response.body)))
     }
 
     func exchangeDidEnd(_ exchange: HTTPExchange) {}

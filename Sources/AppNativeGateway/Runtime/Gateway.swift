@@ -1,6 +1,8 @@
+import AppNativeAPNs
 public import AppNativeCore
 public import AppNativeAuth
 import AppNativeCrypto
+import AppNativeJSON
 import AppNativeProxy
 public import AppNativeServer
 internal import CAppNativeLinux
@@ -53,6 +55,16 @@ public final class Gateway: Sendable {
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
         let nativeMetrics = NativeRouteMetrics(registry: metrics)
         let appSiteAssociation = configuration.appSiteAssociation?.document
+        let openAPIDocument = JSONSerializer.serialize(
+            OpenAPIDocument.document(
+                authPrefix: identity.authPathPrefix,
+                nativePrefix: configuration.native.prefix,
+                nativeRoutesEnabled: configuration.native.isEnabled,
+                servesAppSiteAssociation: appSiteAssociation != nil,
+                version: GatewayVersion.current
+            ),
+            sortingKeys: false
+        )
         server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
             let proxy = ProxyHandler(
                 loop: loop,
@@ -69,6 +81,7 @@ public final class Gateway: Sendable {
                 proxy: proxy,
                 native: native,
                 appSiteAssociation: appSiteAssociation,
+                openAPIDocument: openAPIDocument,
                 settings: settings,
                 metrics: identityMetrics,
                 logger: logger
@@ -76,9 +89,14 @@ public final class Gateway: Sendable {
         }
         var adminConfiguration = ServerConfiguration(listenAddress: configuration.adminAddress, eventLoops: 1)
         adminConfiguration.maxConnections = 256
-        admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { _ in
+        var push: PushAPI?
+        if configuration.push.isEnabled {
+            let sender = APNsSender(environment: configuration.push.apnsEnvironment, logger: logger, metrics: metrics)
+            push = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
+        }
+        admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] _ in
             // Ready once the tenant's keys are loaded: before that every token would get 503.
-            AdminHandler(metrics: metrics, isReady: { verifier.keys.isLoaded })
+            AdminHandler(metrics: metrics, isReady: { verifier.keys.isLoaded }, push: push)
         }
     }
 

@@ -22,11 +22,14 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     /// The apple-app-site-association document when `APPLE_APP_IDS` is set (else the upstream's).
     private let appSiteAssociation: [UInt8]?
+    /// `<AUTH_PATH_PREFIX>openapi.json`.
+    private let openAPIDocument: [UInt8]
 
     init(
         proxy: ProxyHandler,
         native: NativeRouter,
         appSiteAssociation: [UInt8]?,
+        openAPIDocument: [UInt8],
         settings: IdentitySettings,
         metrics: IdentityMetrics,
         logger: Logger
@@ -34,6 +37,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         self.proxy = proxy
         self.native = native
         self.appSiteAssociation = appSiteAssociation
+        self.openAPIDocument = openAPIDocument
         self.settings = settings
         self.metrics = metrics
         self.logger = logger
@@ -296,7 +300,23 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     // MARK: Endpoints
 
+    /// Methods each endpoint answers (HEAD goes with GET); others get 405 with `Allow`.
+    /// `verify` takes every method: forward-auth proxies pass the original request's method.
+    static let endpointMethods: [String: [String]] = [
+        "jwks.json": ["GET"], "openapi.json": ["GET"], "me": ["GET"],
+        "session": ["GET", "POST"], "logout": ["GET", "POST"],
+        "verify": ["GET", "POST", "PUT", "PATCH", "DELETE"],
+    ]
+
     private func serveEndpoint(_ name: String, _ exchange: HTTPExchange) {
+        if let methods = Self.endpointMethods[name] {
+            let method = exchange.request.method == "HEAD" ? "GET" : exchange.request.method
+            guard methods.contains(method) else {
+                let allowed = methods.contains("GET") ? methods + ["HEAD"] : methods
+                exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed.joined(separator: ", ")])
+                return
+            }
+        }
         switch name {
         case "jwks.json":
             exchange.respond(
@@ -304,6 +324,8 @@ final class GatewayHandler: HTTPExchangeHandler {
                 headers: ["Content-Type": "application/json", "Cache-Control": "max-age=300"],
                 body: Array(settings.assertions.jwksDocument.utf8)
             )
+        case "openapi.json":
+            exchange.respond(status: 200, headers: ["Content-Type": "application/json"], body: openAPIDocument)
         case "logout":
             var headers: HTTPHeaders = ["Cache-Control": "no-store"]
             if let cookies = settings.authenticator.cookies {

@@ -34,6 +34,12 @@ enum AllowedMethod {
         return nil
     }
 
+    /// Registered methods no resource here allows: 405 rather than 501 (the method exists).
+    /// TRACE (cross-site tracing) and QUERY (a safe method with a body; nothing here serves it).
+    static func isRefused(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        count == 5 && (equals(bytes, "TRACE") || equals(bytes, "QUERY"))
+    }
+
     @inline(__always)
     private static func equals(_ bytes: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
         let literalBytes = literal.utf8Start

@@ -116,6 +116,9 @@ struct HeadScanner: Sendable {
                     throw HTTPParseError(.invalidRequestLine, reason: "method is not a token followed by a single space")
                 }
                 guard let allowed = AllowedMethod.match(bytes, count: index) else {
+                    if AllowedMethod.isRefused(bytes, count: index) {
+                        throw HTTPParseError(.refusedMethod, reason: "TRACE and QUERY are refused")
+                    }
                     throw HTTPParseError(.unsupportedMethod, reason: "method is not on the allow-list")
                 }
                 method = allowed

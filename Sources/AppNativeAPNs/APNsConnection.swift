@@ -1,0 +1,161 @@
+import AppNativeClient
+import AppNativeCore
+import AppNativeCrypto
+import AppNativeJSON
+import Synchronization
+
+/// The HTTP/2 client of one credential set: one libcurl multi handle (so one long-lived
+/// connection multiplexing every stream; libcurl opens a second only when the server's
+/// stream limit is reached) and the provider token of its key.
+final class APNsConnection: Sendable {
+    let configuration: APNsConfiguration
+    let tokens: ProviderTokenSource
+    private let http: CurlHTTPClient
+    private let options: APNsSenderOptions
+    private let timeSource: any TimeSource
+    private let metrics: APNsMetrics
+    private let jitter: @Sendable () -> Double
+
+    init(
+        configuration: APNsConfiguration,
+        options: APNsSenderOptions,
+        timeSource: any TimeSource,
+        metrics: APNsMetrics,
+        jitter: @escaping @Sendable () -> Double
+    ) throws(APNsError) {
+        let key: P256SigningKey
+        do {
+            key = try P256SigningKey(pkcs8PEM: configuration.key.revealed)
+        } catch {
+            throw APNsError(.invalidConfiguration, reason: "APNs key is not a P-256 private key")
+        }
+        self.configuration = configuration
+        tokens = ProviderTokenSource(
+            key: key, keyID: configuration.keyID, teamID: configuration.teamID, timeSource: timeSource)
+        http = CurlHTTPClient(userAgent: "app-native-gateway-apns")
+        self.options = options
+        self.timeSource = timeSource
+        self.metrics = metrics
+        self.jitter = jitter
+    }
+
+    /// Stops the worker; in-flight requests fail with a shut-down result.
+    func shutdown() { http.shutdown() }
+
+    /// Sends one push, retrying as the policy allows with the same `apns-id`.
+    func send(
+        _ notification: APNsNotification,
+        body: [UInt8],
+        to deviceToken: String
+    ) async throws(APNsError) -> APNsResult {
+        let apnsID = Self.newAPNsID()
+        let fields = try notification.headers(bundleID: configuration.bundleID, apnsID: apnsID)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let providerToken = try tokens.token()
+            metrics.tokenAge.set(Int(tokens.ageSeconds))
+            var request = HTTPRequest(
+                url: configuration.endpoint + "/3/device/" + deviceToken,
+                method: "POST",
+                headers: fields + [
+                    HTTPHeaderField(name: "authorization", value: "bearer " + providerToken),
+                    HTTPHeaderField(name: "content-type", value: "application/json"),
+                ],
+                body: body,
+                timeout: options.requestTimeout,
+                maxResponseBytes: 64 * 1024
+            )
+            request.connectTimeout = options.connectTimeout
+            request.caFile = configuration.caFile
+            request.allowsCleartextOnLoopback = true
+            request.prefersHTTP2PriorKnowledge = true
+
+            let started = timeSource.monotonic
+            metrics.openStreams.add(1)
+            let outcome: Result<HTTPResponse, ClientError>
+            do {
+                outcome = .success(try await http.send(request))
+            } catch {
+                outcome = .failure(error)
+            }
+            metrics.openStreams.add(-1)
+            metrics.latency.observe((timeSource.monotonic - started).seconds)
+
+            switch outcome {
+            case .success(let response):
+                var result = Self.result(of: response, deviceToken: deviceToken, apnsID: apnsID, attempts: attempt)
+                if let reason = result.reason, reason.invalidatesProviderToken { tokens.reject(providerToken) }
+                if !result.sent, APNsRetryPolicy.isRetryable(status: response.status),
+                    options.retryPolicy.allowsRetry(afterAttempt: attempt)
+                {
+                    try await pause(afterAttempt: attempt)
+                    continue
+                }
+                result.attempts = attempt
+                return result
+            case .failure(let error):
+                let transportError: APNsError
+                switch error.code {
+                case .timeout:
+                    transportError = APNsError(.timeout, reason: error.reason)
+                case .transport, .connectFailed:
+                    if options.retryPolicy.allowsRetry(afterAttempt: attempt) {
+                        try await pause(afterAttempt: attempt)
+                        continue
+                    }
+                    transportError = APNsError(.connectionFailed, reason: error.reason)
+                case .tlsFailed:
+                    transportError = APNsError(.connectionFailed, reason: error.reason)
+                case .shutDown, .cancelled:
+                    transportError = APNsError(.shutDown, reason: error.reason)
+                default:
+                    throw APNsError(.invalidConfiguration, reason: "request refused before sending: \(error.reason)")
+                }
+                return APNsResult(
+                    deviceToken: deviceToken, sent: false, apnsID: apnsID, attempts: attempt,
+                    transportError: transportError)
+            }
+        }
+    }
+
+    private func pause(afterAttempt attempt: Int) async throws(APNsError) {
+        metrics.retries.increment()
+        do {
+            try await timeSource.sleep(for: options.retryPolicy.delay(afterAttempt: attempt, jitter: jitter()))
+        } catch {
+            throw APNsError(.shutDown, reason: "cancelled while waiting to retry")
+        }
+    }
+
+    /// Apple's answer as a result: 200 is sent; otherwise the JSON `reason` and, for 410, the
+    /// `timestamp` (ms). A body that is not Apple's JSON leaves `reason` nil.
+    static func result(of response: HTTPResponse, deviceToken: String, apnsID: String, attempts: Int) -> APNsResult {
+        let echoedID = response.headers.value(named: "apns-id") ?? apnsID
+        if response.status == 200 {
+            return APNsResult(deviceToken: deviceToken, sent: true, status: 200, apnsID: echoedID, attempts: attempts)
+        }
+        var reason: APNsReason?
+        var timestamp: Int64?
+        if let object = try? JSONParser().parse(response.body).objectValue {
+            reason = object["reason"]?.stringValue.map(APNsReason.init)
+            timestamp = object["timestamp"]?.numberValue?.int64
+        }
+        return APNsResult(
+            deviceToken: deviceToken, sent: false, reason: reason, status: response.status, apnsID: echoedID,
+            unregisteredAt: response.status == 410 ? timestamp : nil, attempts: attempts)
+    }
+
+    /// A random (version 4) UUID in lower case, Apple's `apns-id` format.
+    static func newAPNsID() -> String {
+        var bytes = SecureRandom.bytes(count: 16)
+        bytes[6] = (bytes[6] & 0x0f) | 0x40
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        let hex = bytes.map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
+        }.joined()
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+    }
+}

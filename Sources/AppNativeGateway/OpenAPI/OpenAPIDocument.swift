@@ -1,0 +1,304 @@
+import AppNativeJSON
+
+/// The OpenAPI 3.0 description of every endpoint the gateway answers itself on its public
+/// listener: the `/.auth/` endpoints, the native routes, and the apple-app-site-association file.
+/// Served at `<AUTH_PATH_PREFIX>openapi.json`; `docs/openapi.json` is its output for the default
+/// prefixes, and a test fails when the two differ.
+enum OpenAPIDocument {
+    static func document(
+        authPrefix: String, nativePrefix: String, nativeRoutesEnabled: Bool, servesAppSiteAssociation: Bool, version: String
+    ) -> JSONValue {
+        var paths: [(String, JSONValue)] = [
+            (authPrefix + "me", ["get": me]),
+            (authPrefix + "session", ["get": session, "post": session]),
+            (authPrefix + "logout", ["get": logout, "post": logout]),
+            (authPrefix + "verify", ["get": verify, "post": verify, "put": verify, "patch": verify, "delete": verify]),
+            (authPrefix + "jwks.json", ["get": jwks]),
+            (authPrefix + "openapi.json", ["get": openapi]),
+        ]
+        if servesAppSiteAssociation { paths.append((AppleAppSiteAssociation.path, ["get": appSiteAssociation])) }
+        if nativeRoutesEnabled {
+            for route in NativeRoute.allCases {
+                paths.append((nativePrefix + route.pathSuffix, .object(JSONObject([(route.method.lowercased(), operation(route))]))))
+            }
+        }
+        return [
+            "openapi": "3.0.3",
+            "info": [
+                "title": "App Native Gateway",
+                "version": .string(version),
+                "description": "Endpoints the gateway answers itself. Every other path is proxied to the upstream with the verified identity.",
+            ],
+            "paths": .object(JSONObject(paths)),
+            "components": ["securitySchemes": securitySchemes, "schemas": schemas],
+        ]
+    }
+
+    // MARK: Building blocks
+
+    private static let authenticated: JSONValue = [["bearerAuth": []], ["sessionCookie": []]]
+
+    private static let securitySchemes: JSONValue = [
+        "bearerAuth": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "Microsoft Entra ID token (RS256)."],
+        "sessionCookie": ["type": "apiKey", "in": "cookie", "name": "bms_session", "description": "The gateway's session cookie (SESSION_COOKIE_NAME)."],
+    ]
+
+    private static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/" + name)] }
+
+    private static func json(_ schema: JSONValue, _ description: String) -> JSONValue {
+        ["description": .string(description), "content": ["application/json": ["schema": schema]]]
+    }
+
+    private static func detail(_ description: String) -> JSONValue { json(ref("ErrorDetail"), description) }
+
+    /// The answers every authenticated endpoint can give before it does anything (auth.md §7).
+    private static let authResponses: [(String, JSONValue)] = [
+        ("401", detail("No credential, or an invalid one (`WWW-Authenticate` says which).")),
+        ("403", detail("Missing scope, not allowed by the access policy or hook, or Origin not allowed.")),
+        ("503", detail("Sign-in or authorization temporarily unavailable (`Retry-After`).")),
+    ]
+
+    private static func responses(_ own: [(String, JSONValue)], authenticated: Bool = true) -> JSONValue {
+        .object(JSONObject(own + (authenticated ? authResponses : [])))
+    }
+
+    // MARK: /.auth/ endpoints
+
+    private static let me: JSONValue = [
+        "summary": "The caller's verified identity (the app's \"check backend\" call).",
+        "security": authenticated,
+        "responses": responses([("200", json(ref("Identity"), "The identity."))]),
+    ]
+
+    private static let session: JSONValue = [
+        "summary": "Exchanges a Bearer token for the session cookie (before a WebView navigates).",
+        "security": [["bearerAuth": []]],
+        "responses": responses([
+            ("204", ["description": "The cookie is in `Set-Cookie`."]),
+            ("404", detail("Sessions are not configured (no SESSION_SECRET).")),
+        ]),
+    ]
+
+    private static let logout: JSONValue = [
+        "summary": "Clears the session cookie.",
+        "responses": ["204": ["description": "`Set-Cookie` expires the cookie."]],
+    ]
+
+    private static let verify: JSONValue = [
+        "summary": "Forward-auth: 200 with the identity headers, or the rejection (nginx auth_request, Traefik, Caddy).",
+        "security": authenticated,
+        "responses": responses([("200", ["description": "Authenticated; identity in the response headers."])]),
+    ]
+
+    private static let jwks: JSONValue = [
+        "summary": "Public keys verifying the X-AppNative-Identity assertion.",
+        "responses": ["200": json(ref("JWKS"), "The key set.")],
+    ]
+
+    private static let openapi: JSONValue = [
+        "summary": "This document.",
+        "responses": ["200": json(["type": "object"], "OpenAPI 3.0 document.")],
+    ]
+
+    private static let appSiteAssociation: JSONValue = [
+        "summary": "Universal links (APPLE_APP_IDS); unauthenticated, never redirected.",
+        "responses": ["200": json(["type": "object", "required": ["applinks"]], "The association file.")],
+    ]
+
+    // MARK: Native routes
+
+    private static let validation: (String, JSONValue) = ("422", json(ref("ValidationError"), "The body breaks the contract; every error with its path."))
+    private static let upstreamFailures: [(String, JSONValue)] = [
+        ("502", detail("The upstream failed or answered something the contract does not allow.")),
+        ("504", detail("The upstream did not answer in time.")),
+    ]
+
+    private static func operation(_ route: NativeRoute) -> JSONValue {
+        var object: [(String, JSONValue)] = [("summary", .string(summary(route))), ("security", authenticated)]
+        var own: [(String, JSONValue)] = []
+        switch route {
+        case .widgets, .approvals:
+            object.append(("parameters", [["name": "device_id", "in": "query", "required": false, "schema": ["type": "string"]]]))
+            own.append(("200", json(ref(route == .widgets ? "WidgetFeed" : "ApprovalFeed"), "The feed (invalid entries dropped).")))
+        case .documents:
+            object.append(("requestBody", ["required": true, "content": ["multipart/form-data": ["schema": ref("DocumentUpload")]]]))
+            own.append(("200", json(ref("DocumentAccepted"), "Stored; `id` when the upstream returned a reference.")))
+            own.append(("400", detail("The multipart body is malformed.")))
+            own.append(("413", detail("Larger than DOCUMENT_MAX_BYTES.")))
+            own.append(validation)
+        default:
+            object.append(("requestBody", ["required": true, "content": ["application/json": ["schema": ref(requestSchema(route))]]]))
+            switch route {
+            case .liveActivities: own.append(("204", ["description": "Recorded."]))
+            case .widgetActions: own.append(("200", json(ref("WidgetActionResult"), "The result.")))
+            case .widgetOptions: own.append(("200", json(ref("WidgetOptionsResult"), "The options.")))
+            case .approvalDecisions: own.append(("200", json(ref("ApprovalDecisionResult"), "The result.")))
+            default: own.append(("200", json(ref("Ok"), "Recorded.")))
+            }
+            own.append(("413", detail("Larger than NATIVE_MAX_JSON_BYTES.")))
+            own.append(validation)
+        }
+        own.append(("405", detail("Wrong method for this path.")))
+        object.append(("responses", responses(own + upstreamFailures)))
+        return .object(JSONObject(object))
+    }
+
+    private static func summary(_ route: NativeRoute) -> String {
+        switch route {
+        case .devices: "Device and push-token registration (absent keeps, null clears, a value sets)."
+        case .locations: "A location update."
+        case .documents: "A document upload, streamed to the upstream."
+        case .notificationActions: "A notification button was tapped."
+        case .widgets: "The dashboard widget feed."
+        case .widgetActions: "A widget button or form was submitted."
+        case .widgetOptions: "Option lookup for a search or remote select field."
+        case .approvals: "The pending approvals feed."
+        case .approvalDecisions: "An approval was approved or rejected."
+        case .liveActivities: "A Live Activity token or end event."
+        }
+    }
+
+    private static func requestSchema(_ route: NativeRoute) -> String {
+        switch route {
+        case .devices: "DeviceRegistration"
+        case .locations: "LocationUpdate"
+        case .notificationActions: "NotificationActionReceived"
+        case .widgetActions: "WidgetActionReceived"
+        case .widgetOptions: "WidgetOptionsRequest"
+        case .approvalDecisions: "ApprovalDecisionReceived"
+        case .liveActivities: "LiveActivityTokenReceived"
+        case .documents, .widgets, .approvals: preconditionFailure("no JSON request body")
+        }
+    }
+
+    // MARK: Schemas
+
+    private static let string: JSONValue = ["type": "string"]
+    private static let nullableString: JSONValue = ["type": "string", "nullable": true]
+    private static let nullableObject: JSONValue = ["type": "object", "nullable": true]
+
+    private static let schemas: JSONValue = [
+        "ErrorDetail": ["type": "object", "required": ["detail"], "properties": ["detail": [:]]],
+        "ValidationError": [
+            "type": "object", "required": ["detail"],
+            "properties": ["detail": ["oneOf": [
+                ["type": "array", "items": ["type": "object", "required": ["type", "loc", "msg"]]],
+                ["type": "string"],
+            ]]],
+        ],
+        "Ok": ["type": "object", "required": ["ok"], "properties": ["ok": ["type": "boolean", "enum": [true]]]],
+        "Identity": [
+            "type": "object", "required": ["oid", "email", "tenant_id", "auth_method", "expires_at"],
+            "properties": [
+                "oid": string, "email": string, "tenant_id": string, "name": string, "upn": string,
+                "auth_method": ["type": "string", "enum": ["token", "cookie"]], "expires_at": ["type": "integer"],
+                "roles": ["type": "array", "items": string],
+            ],
+        ],
+        "JWKS": ["type": "object", "required": ["keys"], "properties": ["keys": ["type": "array", "items": ["type": "object"]]]],
+        "DeviceRegistration": [
+            "type": "object", "required": ["device_id"],
+            "properties": [
+                "device_id": string, "push_token": nullableString,
+                "platform": ["type": "string", "enum": ["ios"], "nullable": true], "user_email": nullableString,
+            ],
+        ],
+        "LocationUpdate": [
+            "type": "object", "required": ["device_id", "latitude", "longitude"],
+            "properties": [
+                "device_id": string, "user_email": nullableString,
+                "latitude": ["type": "number", "minimum": -90, "maximum": 90],
+                "longitude": ["type": "number", "minimum": -180, "maximum": 180],
+                "accuracy": ["type": "number", "nullable": true],
+                "recorded_at": ["type": "string", "format": "date-time", "nullable": true],
+            ],
+        ],
+        "NotificationActionReceived": [
+            "type": "object", "required": ["device_id", "action"],
+            "properties": ["device_id": string, "action": string, "data": nullableObject],
+        ],
+        "WidgetActionReceived": [
+            "type": "object", "required": ["device_id", "widget_id", "action_id"],
+            "properties": [
+                "device_id": string, "widget_id": string, "action_id": string, "item_id": nullableString,
+                "values": ["type": "object"], "user_email": nullableString,
+                "source": ["type": "string", "enum": ["homeScreen"], "nullable": true],
+            ],
+        ],
+        "WidgetOptionsRequest": [
+            "type": "object", "required": ["device_id", "field_id"],
+            "description": "Exactly one of widget_id and form_id is non-null.",
+            "properties": [
+                "device_id": string, "widget_id": nullableString, "form_id": nullableString, "field_id": string,
+                "query": string, "values": ["type": "object"], "context": nullableObject, "user_email": nullableString,
+            ],
+        ],
+        "ApprovalDecisionReceived": [
+            "type": "object", "required": ["device_id", "approval_id", "decision"],
+            "properties": [
+                "device_id": string, "approval_id": string, "decision": ["type": "string", "enum": ["approve", "reject"]],
+                "comment": nullableString, "user_email": nullableString,
+            ],
+        ],
+        "LiveActivityTokenReceived": [
+            "type": "object", "required": ["device_id", "event"],
+            "properties": [
+                "device_id": string, "event": ["type": "string", "enum": ["token", "push_to_start_token", "ended"]],
+                "activity_id": nullableString, "push_token": nullableString, "user_email": nullableString,
+            ],
+        ],
+        "DocumentUpload": [
+            "type": "object", "required": ["file", "device_id"],
+            "properties": [
+                "file": ["type": "string", "format": "binary"], "device_id": ["type": "string", "minLength": 1], "user_email": string,
+                "kind": string, "upload_id": string, "form_id": string, "field_id": string,
+                "context": ["type": "string", "description": "A JSON object, as text."],
+            ],
+        ],
+        "DocumentAccepted": [
+            "type": "object", "required": ["ok"],
+            "properties": ["ok": ["type": "boolean", "enum": [true]], "id": ["oneOf": [["type": "string", "minLength": 1], ["type": "integer"]]]],
+        ],
+        "Widget": [
+            "type": "object", "required": ["id", "kind", "data"],
+            "properties": [
+                "id": ["type": "string", "minLength": 1],
+                "kind": ["type": "string", "enum": ["kpi", "stats", "list", "chart", "progress", "text", "action", "news", "web"]],
+                "title": string, "required": ["type": "boolean"], "defaultEnabled": ["type": "boolean"], "data": ["type": "object"],
+            ],
+        ],
+        "WidgetFeed": [
+            "type": "object", "required": ["schema", "widgets"],
+            "properties": ["schema": ["type": "integer"], "widgets": ["type": "array", "items": ref("Widget")]],
+        ],
+        "Approval": [
+            "type": "object", "required": ["id", "title"],
+            "properties": ["id": ["type": "string", "minLength": 1], "title": ["type": "string", "minLength": 1]],
+        ],
+        "ApprovalFeed": [
+            "type": "object", "required": ["approvals"],
+            "properties": ["approvals": ["type": "array", "items": ref("Approval")]],
+        ],
+        "ResultStyle": ["type": "string", "enum": ["info", "success", "warning", "error"]],
+        "WidgetActionResult": [
+            "type": "object", "required": ["ok"],
+            "properties": [
+                "ok": ["type": "boolean"], "message": string, "style": ref("ResultStyle"),
+                "widgets": ["type": "array", "items": ref("Widget")], "widget": ref("Widget"), "openPath": string,
+            ],
+        ],
+        "WidgetOptionsResult": [
+            "type": "object", "required": ["options"],
+            "properties": [
+                "options": ["type": "array", "items": ["type": "object", "required": ["value"]]], "emptyText": string,
+            ],
+        ],
+        "ApprovalDecisionResult": [
+            "type": "object", "required": ["ok"],
+            "properties": [
+                "ok": ["type": "boolean"], "message": string, "style": ref("ResultStyle"),
+                "approvals": ["type": "array", "items": ref("Approval")],
+            ],
+        ],
+    ]
+}

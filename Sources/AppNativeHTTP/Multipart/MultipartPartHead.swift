@@ -1,0 +1,37 @@
+/// What a part's header section says about it (RFC 7578 §4.2–§4.4).
+///
+/// Only the fields that decide how a part is handled are kept; other part header fields are
+/// checked for syntax and dropped (RFC 7578 §4.8: they are to be ignored).
+public struct MultipartPartHead: Sendable, Hashable {
+    /// The `name` parameter of Content-Disposition: the form field name. Percent sequences are
+    /// not decoded (RFC 7578 §2 leaves that to the form, and WHATWG uses `%22` only as an
+    /// escape for the three characters a quoted-string cannot hold).
+    public let name: String
+    /// The `filename` parameter after quoted-string unescaping, as sent: untrusted and possibly
+    /// a path. Use `DocumentFilename.sanitized(_:)` before it names anything.
+    public let filename: String?
+    /// The `filename*` parameter decoded from its RFC 8187 ext-value (UTF-8 or ISO-8859-1).
+    /// RFC 7578 §4.2 tells senders not to use it; when one does, RFC 6266 §4.3 prefers it.
+    public let encodedFilename: String?
+    /// The part's Content-Type value, or nil when absent (RFC 7578 §4.4: then `text/plain` for
+    /// a field; the documents route uses `application/octet-stream` for a file).
+    public let contentType: String?
+
+    /// - Parameters:
+    ///   - name: the form field name.
+    ///   - filename: the plain `filename` parameter.
+    ///   - encodedFilename: the decoded `filename*` parameter.
+    ///   - contentType: the part's Content-Type.
+    public init(name: String, filename: String? = nil, encodedFilename: String? = nil, contentType: String? = nil) {
+        self.name = name
+        self.filename = filename
+        self.encodedFilename = encodedFilename
+        self.contentType = contentType
+    }
+
+    /// Whether the part is a file (it carries a filename parameter, possibly empty).
+    public var isFile: Bool { filename != nil || encodedFilename != nil }
+
+    /// The filename to use: `filename*` when present (RFC 6266 §4.3), else `filename`.
+    public var preferredFilename: String? { encodedFilename ?? filename }
+}

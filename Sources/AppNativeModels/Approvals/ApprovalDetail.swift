@@ -1,0 +1,28 @@
+public import AppNativeJSON
+
+/// One label/value line of an approval; the app shows at most 12 (`models.md` §4).
+public struct ApprovalDetail: Sendable, Hashable, ModelEncodable {
+    public var label: String
+    public var value: String
+
+    public init(label: String, value: String) {
+        self.label = label
+        self.value = value
+    }
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        var writer = ObjectWriter(encoding)
+        writer.set("label", label)
+        writer.set("value", value)
+        return writer.value
+    }
+}
+
+extension ApprovalDetail: ObjectDecodable {
+    init?(_ reader: ObjectReader) {
+        let label = reader.required("label") { $0.string() }
+        let value = reader.required("value") { $0.string() }
+        guard reader.isClean, let label, let value else { return nil }
+        self.init(label: label, value: value)
+    }
+}

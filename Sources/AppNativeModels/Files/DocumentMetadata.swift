@@ -1,0 +1,96 @@
+public import AppNativeJSON
+
+/// The text parts of `POST {p}/documents` (`routes.md` §2.8, `models.md` §7), as passed to the
+/// host callback next to the file bytes.
+///
+/// Built from already-split multipart text parts; the body size cap (413) is the multipart
+/// reader's job and is checked after these rules, as the contract orders them.
+public struct DocumentMetadata: Sendable, Hashable {
+    public var deviceID: String
+    /// Unverified client hint; an empty part reads as absent.
+    public var userEmail: String?
+    /// Free label (`scan`, `signature`, `receipt`, `form` for native forms).
+    public var kind: String?
+    /// Per-file UUID; the app re-sends it after a failure, so the callback must be idempotent on it.
+    public var uploadID: String?
+    public var formID: String?
+    public var fieldID: String?
+    /// The native form's opaque context, parsed.
+    public var context: JSONObject?
+    /// The file part's `filename`, sanitised (``sanitizedFilename(_:)``).
+    public var filename: String
+    /// The part's claimed content type (untrusted), `application/octet-stream` by default.
+    public var contentType: String
+
+    /// Metadata from values the caller has already checked.
+    public init(
+        deviceID: String, userEmail: String? = nil, kind: String? = nil, uploadID: String? = nil,
+        formID: String? = nil, fieldID: String? = nil, context: JSONObject? = nil, filename: String,
+        contentType: String = "application/octet-stream"
+    ) {
+        self.deviceID = deviceID
+        self.userEmail = userEmail
+        self.kind = kind
+        self.uploadID = uploadID
+        self.formID = formID
+        self.fieldID = fieldID
+        self.context = context
+        self.filename = filename
+        self.contentType = contentType
+    }
+
+    /// Validates the multipart text parts in the contract's order.
+    ///
+    /// - Parameters:
+    ///   - textParts: text part values by part name (first occurrence of a name).
+    ///   - fileName: the `filename` parameter of the `file` part; `nil` when there is no file part
+    ///     or it carries no filename.
+    ///   - fileContentType: the `file` part's `Content-Type`, if any.
+    /// - Throws: ``ModelError``: `.invalid` with `missing` issues at `file` / `device_id`
+    ///   (an empty `device_id` counts as missing); then `.contextNotObject` when `context` is
+    ///   present, not blank, and not a JSON object.
+    public init(textParts: [String: String], fileName: String?, fileContentType: String?) throws(ModelError) {
+        var issues: [ValidationIssue] = []
+        if fileName == nil {
+            issues.append(ValidationIssue(path: ["file"], message: "Field required", type: "missing", input: nil))
+        }
+        let deviceID = textParts["device_id"] ?? ""
+        if deviceID.isEmpty {
+            issues.append(ValidationIssue(path: ["device_id"], message: "Field required", type: "missing", input: nil))
+        }
+        guard issues.isEmpty, let fileName else { throw ModelError(issues: issues) }
+        var context: JSONObject?
+        if let text = textParts["context"], !text.allSatisfy(\.isWhitespace) {
+            guard let object = (try? JSONParser().parse(text))?.objectValue else {
+                throw ModelError(.contextNotObject, reason: "the context part is not a JSON object")
+            }
+            context = object
+        }
+        func nonEmpty(_ name: String) -> String? {
+            guard let value = textParts[name], !value.isEmpty else { return nil }
+            return value
+        }
+        self.init(
+            deviceID: deviceID, userEmail: nonEmpty("user_email"), kind: nonEmpty("kind"),
+            uploadID: nonEmpty("upload_id"), formID: nonEmpty("form_id"), fieldID: nonEmpty("field_id"),
+            context: context, filename: Self.sanitizedFilename(fileName),
+            contentType: fileContentType ?? "application/octet-stream")
+    }
+
+    /// The last path component of a client-supplied file name, never a path (`routes.md` §2.8).
+    ///
+    /// Every `\` becomes `/`, trailing slashes are ignored, and `""`, `.` or `..` become
+    /// `upload`: `../../etc/passwd` → `passwd`, `C:\temp\scan.jpg` → `scan.jpg`, `a/..` → `upload`.
+    public static func sanitizedFilename(_ name: String) -> String {
+        let slashed = name.replacingAll("\\", with: "/")
+        let last = slashed.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+        return last.isEmpty || last == "." || last == ".." ? "upload" : last
+    }
+}
+
+extension String {
+    /// Replaces every occurrence of a one-character string; avoids Foundation for one call.
+    fileprivate func replacingAll(_ target: Character, with replacement: Character) -> String {
+        String(map { $0 == target ? replacement : $0 })
+    }
+}

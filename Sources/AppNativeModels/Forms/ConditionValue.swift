@@ -1,0 +1,36 @@
+public import AppNativeJSON
+
+/// What a `visibleIf` compares against: a string, number or bool, or a list of those
+/// (`models.md` §2.1).
+public enum ConditionValue: Sendable, Hashable, ModelEncodable {
+    case string(String)
+    case number(JSONNumber)
+    case bool(Bool)
+    /// Visible when the other field equals any element.
+    case list([ConditionValue])
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        switch self {
+        case .string(let text): .string(text)
+        case .number(let number): .number(number)
+        case .bool(let flag): .bool(flag)
+        case .list(let values): .array(values.map { $0.jsonValue(encoding) })
+        }
+    }
+}
+
+extension Cursor {
+    func conditionValue(allowsList: Bool = true) -> ConditionValue? {
+        switch value {
+        case .string(let text): return .string(text)
+        case .number(let number) where number.double != nil: return .number(number)
+        case .bool(let flag): return .bool(flag)
+        case .array where allowsList:
+            return array { $0.conditionValue(allowsList: false) }.map(ConditionValue.list)
+        default:
+            context.report(
+                path, "union_type", "Input should be a valid string, number, boolean or list of those", input: value)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// Small enumerations of ``ActionField`` settings (`models.md` §2.2).
+public enum PhotoSource: String, Sendable, Hashable, CaseIterable, WireEnum {
+    case camera, library, both
+}
+
+/// Output format of a `scan` field.
+public enum ScanFormat: String, Sendable, Hashable, CaseIterable, WireEnum {
+    case jpeg, pdf
+}
+
+/// Barcode symbologies a `barcode` field may read; the app reads all when unset.
+public enum BarcodeSymbology: String, Sendable, Hashable, CaseIterable, WireEnum {
+    case aztec, codabar, code39, code93, code128, dataMatrix, ean8, ean13, i2of5, itf14, pdf417, qr, upce
+}

@@ -1,0 +1,47 @@
+public import AppNativeJSON
+
+/// A field's prefill (`models.md` §2.2 `value`): a string (also dates `YYYY-MM-DD`, times
+/// `HH:mm`, datetimes `YYYY-MM-DDTHH:mm`), a number, a bool, a list of strings (multiselect) or a
+/// list of row objects (repeat).
+public enum FieldValue: Sendable, Hashable, ModelEncodable {
+    case string(String)
+    case number(JSONNumber)
+    case bool(Bool)
+    /// Multiselect choices; an empty list reads as this case.
+    case strings([String])
+    /// Repeat rows, each `{innerFieldId: value}`.
+    case rows([JSONObject])
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        switch self {
+        case .string(let text): .string(text)
+        case .number(let number): .number(number)
+        case .bool(let flag): .bool(flag)
+        case .strings(let values): .array(values.map(JSONValue.string))
+        case .rows(let rows): .array(rows.map(JSONValue.object))
+        }
+    }
+}
+
+extension Cursor {
+    func fieldValue() -> FieldValue? {
+        switch value {
+        case .string(let text): return .string(text)
+        case .number(let number) where number.double != nil: return .number(number)
+        case .bool(let flag): return .bool(flag)
+        case .array(let elements):
+            if elements.allSatisfy({ $0.stringValue != nil }) {
+                return .strings(elements.compactMap(\.stringValue))
+            }
+            if elements.allSatisfy({ $0.objectValue != nil }) {
+                return .rows(elements.compactMap(\.objectValue))
+            }
+        default:
+            break
+        }
+        context.report(
+            path, "union_type", "Input should be a string, number, boolean, list of strings or list of objects",
+            input: value)
+        return nil
+    }
+}

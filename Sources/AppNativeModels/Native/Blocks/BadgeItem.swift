@@ -1,0 +1,33 @@
+public import AppNativeJSON
+
+/// One badge of a `badges` block (`models.md` §3.4).
+public struct BadgeItem: Sendable, Hashable, ModelEncodable {
+    public var text: String
+    /// `#rrggbb`.
+    public var tint: String?
+    public var icon: String?
+
+    public init(text: String, tint: String? = nil, icon: String? = nil) {
+        self.text = text
+        self.tint = tint
+        self.icon = icon
+    }
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        var writer = ObjectWriter(encoding)
+        writer.set("text", text)
+        writer.set("tint", tint)
+        writer.set("icon", icon)
+        return writer.value
+    }
+}
+
+extension BadgeItem: ObjectDecodable {
+    init?(_ reader: ObjectReader) {
+        let text = reader.required("text") { $0.string() }
+        let tint = reader.optional("tint") { $0.tint() }
+        let icon = reader.optional("icon") { $0.string() }
+        guard reader.isClean, let text else { return nil }
+        self.init(text: text, tint: tint, icon: icon)
+    }
+}

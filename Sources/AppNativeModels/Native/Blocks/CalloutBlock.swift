@@ -1,0 +1,32 @@
+public import AppNativeJSON
+
+/// A `callout` content block (`models.md` §3.4).
+public struct CalloutBlock: Sendable, Hashable, ModelEncodable {
+    public var style: ResultStyle
+    public var title: String?
+    public var text: String
+
+    public init(style: ResultStyle, title: String? = nil, text: String) {
+        self.style = style
+        self.title = title
+        self.text = text
+    }
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        var writer = ObjectWriter(encoding)
+        writer.set("style", style)
+        writer.set("title", title)
+        writer.set("text", text)
+        return writer.value
+    }
+}
+
+extension CalloutBlock: ObjectDecodable {
+    init?(_ reader: ObjectReader) {
+        let style = reader.required("style") { $0.enumeration(ResultStyle.self) }
+        let title = reader.optional("title") { $0.string() }
+        let text = reader.required("text") { $0.string() }
+        guard reader.isClean, let style, let text else { return nil }
+        self.init(style: style, title: title, text: text)
+    }
+}

@@ -1,0 +1,28 @@
+public import AppNativeJSON
+
+/// A `card` content block: a titled group of at least one block (`models.md` §3.4).
+public struct CardBlock: Sendable, Hashable, ModelEncodable {
+    public var title: String?
+    public var blocks: [ContentBlock]
+
+    public init(title: String? = nil, blocks: [ContentBlock]) {
+        self.title = title
+        self.blocks = blocks
+    }
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        var writer = ObjectWriter(encoding)
+        writer.set("title", title)
+        writer.set("blocks", blocks)
+        return writer.value
+    }
+}
+
+extension CardBlock: ObjectDecodable {
+    init?(_ reader: ObjectReader) {
+        let title = reader.optional("title") { $0.string() }
+        let blocks = reader.required("blocks") { cursor in cursor.nestedBlocks(min: 1, max: nil) }
+        guard reader.isClean, let blocks else { return nil }
+        self.init(title: title, blocks: blocks)
+    }
+}

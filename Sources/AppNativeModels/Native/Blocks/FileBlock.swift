@@ -1,0 +1,33 @@
+public import AppNativeJSON
+
+/// A `file` content block: a download link (`models.md` §3.4).
+public struct FileBlock: Sendable, Hashable, ModelEncodable {
+    /// Must start with `https://`.
+    public var url: String
+    public var name: String?
+    public var mime: String?
+
+    public init(url: String, name: String? = nil, mime: String? = nil) {
+        self.url = url
+        self.name = name
+        self.mime = mime
+    }
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        var writer = ObjectWriter(encoding)
+        writer.set("url", url)
+        writer.set("name", name)
+        writer.set("mime", mime)
+        return writer.value
+    }
+}
+
+extension FileBlock: ObjectDecodable {
+    init?(_ reader: ObjectReader) {
+        let url = reader.required("url") { $0.httpsURL() }
+        let name = reader.optional("name") { $0.string() }
+        let mime = reader.optional("mime") { $0.string() }
+        guard reader.isClean, let url else { return nil }
+        self.init(url: url, name: name, mime: mime)
+    }
+}

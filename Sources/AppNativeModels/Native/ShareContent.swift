@@ -1,0 +1,28 @@
+public import AppNativeJSON
+
+/// What a `share` step hands to the share sheet (`models.md` §3.3).
+public struct ShareContent: Sendable, Hashable, ModelEncodable {
+    public var text: String?
+    public var url: String?
+
+    public init(text: String? = nil, url: String? = nil) {
+        self.text = text
+        self.url = url
+    }
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        var writer = ObjectWriter(encoding)
+        writer.set("text", text)
+        writer.set("url", url)
+        return writer.value
+    }
+}
+
+extension ShareContent: ObjectDecodable {
+    init?(_ reader: ObjectReader) {
+        let text = reader.optional("text") { $0.string() }
+        let url = reader.optional("url") { $0.string() }
+        guard reader.isClean else { return nil }
+        self.init(text: text, url: url)
+    }
+}

@@ -1,0 +1,129 @@
+internal import AppNativeJSON
+
+/// A value being decoded, where it sits, and the shared issue list.
+///
+/// Each reading either returns the decoded value or reports why not and returns `nil`;
+/// nothing throws, so decoding continues past the first problem.
+struct Cursor {
+    let value: JSONValue
+    let path: [PathComponent]
+    let context: DecodingContext
+
+    func string() -> String? {
+        if case .string(let text) = value { return text }
+        context.report(path, "string_type", "Input should be a valid string", input: value)
+        return nil
+    }
+
+    /// A string with at least one character (`non-empty` in the contract).
+    func nonEmptyString() -> String? {
+        guard let text = string() else { return nil }
+        if text.isEmpty {
+            context.report(path, "string_too_short", "String should have at least 1 character", input: value)
+            return nil
+        }
+        return text
+    }
+
+    func bool() -> Bool? {
+        if case .bool(let flag) = value { return flag }
+        context.report(path, "bool_type", "Input should be a valid boolean", input: value)
+        return nil
+    }
+
+    /// A number, kept as written. Numeric strings are refused (`routes.md` §0 says not to rely
+    /// on pydantic's lax reading).
+    func number() -> JSONNumber? {
+        if case .number(let number) = value, number.double != nil { return number }
+        context.report(path, "float_type", "Input should be a valid number", input: value)
+        return nil
+    }
+
+    /// An integer literal inside `Int` (no fraction, no exponent).
+    func int() -> Int? {
+        if case .number(let number) = value, let exact = number.int64, let int = Int(exactly: exact) { return int }
+        context.report(path, "int_type", "Input should be a valid integer", input: value)
+        return nil
+    }
+
+    func object() -> JSONObject? {
+        if case .object(let object) = value { return object }
+        context.report(path, "dict_type", "Input should be a valid dictionary", input: value)
+        return nil
+    }
+
+    /// Each element decoded with `element`; `nil` when this is not an array or any element fails
+    /// (all elements are still visited, so all their issues are reported).
+    func array<T>(_ element: (Cursor) -> T?) -> [T]? {
+        guard case .array(let values) = value else {
+            context.report(path, "list_type", "Input should be a valid list", input: value)
+            return nil
+        }
+        var result: [T] = []
+        result.reserveCapacity(values.count)
+        var isComplete = true
+        for (index, item) in values.enumerated() {
+            if let decoded = element(Cursor(value: item, path: path + [.index(index)], context: context)) {
+                result.append(decoded)
+            } else {
+                isComplete = false
+            }
+        }
+        return isComplete ? result : nil
+    }
+
+    func strings() -> [String]? { array { $0.string() } }
+
+    /// One of the raw values of `T`.
+    func enumeration<T: WireEnum>(_ type: T.Type) -> T? {
+        if case .string(let text) = value, let known = T(rawValue: text) { return known }
+        let expected = T.allCases.map { "'\($0.rawValue)'" }
+        let list =
+            expected.count <= 1
+            ? expected.joined() : expected.dropLast().joined(separator: ", ") + " or " + expected.last!
+        context.report(path, "literal_error", "Input should be \(list)", input: value)
+        return nil
+    }
+
+    /// A model decoded from an object.
+    func model<T: ObjectDecodable>(_ type: T.Type) -> T? {
+        guard let object = object() else { return nil }
+        return T(ObjectReader(object: object, path: path, context: context, keyStyle: T.keyStyle))
+    }
+
+    func reader(_ keyStyle: KeyStyle) -> ObjectReader? {
+        guard let object = object() else { return nil }
+        return ObjectReader(object: object, path: path, context: context, keyStyle: keyStyle)
+    }
+
+    /// Reports a numeric bound, pydantic style, when `number` is outside it.
+    @discardableResult
+    func check(_ number: Double, atLeast minimum: Double? = nil, atMost maximum: Double? = nil,
+        greaterThan exclusiveMinimum: Double? = nil, kind: ValidationIssue.Kind = .invalid) -> Bool
+    {
+        if let minimum, number < minimum {
+            context.report(path, "greater_than_equal", "Input should be greater than or equal to \(Self.format(minimum))",
+                kind: kind, input: value)
+            return false
+        }
+        if let exclusiveMinimum, number <= exclusiveMinimum {
+            context.report(path, "greater_than", "Input should be greater than \(Self.format(exclusiveMinimum))",
+                kind: kind, input: value)
+            return false
+        }
+        if let maximum, number > maximum {
+            context.report(path, "less_than_equal", "Input should be less than or equal to \(Self.format(maximum))",
+                kind: kind, input: value)
+            return false
+        }
+        return true
+    }
+
+    static func format(_ number: Double) -> String {
+        if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+        return String(number)
+    }
+}
+
+/// A string enumeration on the wire: unknown values are validation errors.
+protocol WireEnum: RawRepresentable<String>, CaseIterable {}

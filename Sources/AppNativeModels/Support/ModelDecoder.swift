@@ -1,0 +1,55 @@
+public import AppNativeJSON
+
+/// Turns raw request bytes into a validated model, with the 413/422 split of `routes.md`.
+public struct ModelDecoder: Sendable {
+    /// The default cap for JSON request bodies: the largest native definition
+    /// (`MAX_SURFACE_DEFINITION_BYTES`, 256 KiB) plus room for its envelope.
+    public static let defaultMaxBodyBytes = 1 << 20
+
+    /// The largest body accepted; longer bodies fail with `.bodyTooLarge` (413) unread.
+    public let maxBodyBytes: Int
+    /// Nesting allowed in the JSON text; native content nests at most a few levels per surface
+    /// and chains at most five surfaces, so 64 is far above any valid document.
+    public let maxDepth: Int
+
+    /// Creates a decoder.
+    ///
+    /// - Parameters:
+    ///   - maxBodyBytes: the route's byte cap (at least 0).
+    ///   - maxDepth: JSON nesting bound, within `0...JSONParser.maxSupportedDepth`.
+    public init(maxBodyBytes: Int = defaultMaxBodyBytes, maxDepth: Int = 64) {
+        precondition(maxBodyBytes >= 0, "ModelDecoder: negative maxBodyBytes")
+        self.maxBodyBytes = maxBodyBytes
+        self.maxDepth = maxDepth
+    }
+
+    /// Parses and validates `bytes` as `Model`.
+    ///
+    /// - Throws: ``ModelError``: `.bodyTooLarge` (413) when `bytes` is longer than the cap
+    ///   (exactly the cap is accepted); `.invalid` (422) when the bytes are not strict JSON
+    ///   (one `json_invalid` issue at `loc ["body", <byte offset>]`, FastAPI's shape) or break
+    ///   any model rule (every issue listed).
+    public func decode<Model: ModelDecodable>(_ type: Model.Type, from bytes: [UInt8]) throws(ModelError) -> Model {
+        try Model(json: parse(bytes))
+    }
+
+    /// Parses `bytes` as strict JSON under this decoder's limits.
+    ///
+    /// - Throws: ``ModelError`` as ``decode(_:from:)`` does for the size and syntax cases.
+    public func parse(_ bytes: [UInt8]) throws(ModelError) -> JSONValue {
+        guard bytes.count <= maxBodyBytes else {
+            throw ModelError(.bodyTooLarge, reason: "body of \(bytes.count) bytes exceeds \(maxBodyBytes)")
+        }
+        var options = JSONParser.Options()
+        options.maxBytes = maxBodyBytes
+        options.maxDepth = maxDepth
+        do {
+            return try JSONParser(options: options).parse(bytes)
+        } catch {
+            let issue = ValidationIssue(
+                path: [.index(error.offset)], message: "JSON decode error", type: "json_invalid",
+                input: .object(["error": .string(error.reason)]))
+            throw ModelError(.invalid, issues: [issue], reason: "body is not strict JSON: \(error)")
+        }
+    }
+}

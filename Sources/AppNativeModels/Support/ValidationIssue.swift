@@ -1,0 +1,62 @@
+public import AppNativeJSON
+
+/// One broken rule, shaped like one element of FastAPI's 422 `detail` array (`routes.md` §0).
+public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
+    /// Whether a rule is a size limit or a shape rule (`contract/models.md` §3 "L" vs "I").
+    public enum Kind: Sendable, Hashable {
+        /// The value is malformed or breaks a shape rule.
+        case invalid
+        /// The value is well-formed but exceeds a `MAX_*` limit.
+        case tooLarge
+    }
+
+    /// Where the problem is, from the root of the decoded value (not including `"body"`).
+    public let path: [PathComponent]
+    /// The human-readable rule, in FastAPI/pydantic wording where one exists.
+    public let message: String
+    /// The machine-readable rule (`missing`, `string_type`, `literal_error`, `too_large`, …).
+    public let type: String
+    /// Limit or shape.
+    public let kind: Kind
+    /// The offending value, echoed in the 422 body as FastAPI does; `nil` when there is none.
+    public let input: JSONValue?
+
+    /// Creates an issue.
+    public init(path: [PathComponent], message: String, type: String, kind: Kind = .invalid, input: JSONValue?) {
+        self.path = path
+        self.message = message
+        self.type = type
+        self.kind = kind
+        self.input = input
+    }
+
+    /// The path as `a.b[2].c`, or `(root)`, for logs and test messages.
+    public var pathDescription: String {
+        var text = ""
+        for component in path {
+            switch component {
+            case .key(let key): text += text.isEmpty ? key : ".\(key)"
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text.isEmpty ? "(root)" : text
+    }
+
+    /// `path: type (message)`.
+    public var description: String { "\(pathDescription): \(type) (\(message))" }
+
+    /// The FastAPI `detail` element: `{"type", "loc", "msg", "input"}`; `loc` starts with
+    /// `root` (`"body"` for request bodies).
+    public func detailElement(root: String?) -> JSONValue {
+        var loc: [JSONValue] = root.map { [.string($0)] } ?? []
+        for component in path {
+            switch component {
+            case .key(let key): loc.append(.string(key))
+            case .index(let index): loc.append(.number(JSONNumber(index)))
+            }
+        }
+        var members: [(String, JSONValue)] = [("type", .string(type)), ("loc", .array(loc)), ("msg", .string(message))]
+        if let input { members.append(("input", input)) }
+        return .object(JSONObject(members))
+    }
+}

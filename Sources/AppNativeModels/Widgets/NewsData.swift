@@ -1,0 +1,29 @@
+public import AppNativeJSON
+
+/// Data of a `news` widget (`models.md` §1.2).
+public struct NewsData: Sendable, Hashable, ModelEncodable {
+    /// `nil` = unset, written as `[]` in response encoding.
+    public var items: [NewsItem]?
+    public var emptyText: String?
+
+    public init(items: [NewsItem]? = nil, emptyText: String? = nil) {
+        self.items = items
+        self.emptyText = emptyText
+    }
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        var writer = ObjectWriter(encoding)
+        writer.set("items", items, defaultEmpty: ())
+        writer.set("emptyText", emptyText)
+        return writer.value
+    }
+}
+
+extension NewsData: ObjectDecodable {
+    init?(_ reader: ObjectReader) {
+        let items = reader.nonNull("items") { $0.array { $0.model(NewsItem.self) } }
+        let emptyText = reader.optional("emptyText") { $0.string() }
+        guard reader.isClean else { return nil }
+        self.init(items: items, emptyText: emptyText)
+    }
+}

@@ -1,0 +1,28 @@
+public import AppNativeJSON
+
+/// Data of a `text` widget: inline markdown only (`models.md` §1.2).
+public struct TextData: Sendable, Hashable, ModelEncodable {
+    public var markdown: String
+    public var linkLabel: String?
+
+    public init(markdown: String, linkLabel: String? = nil) {
+        self.markdown = markdown
+        self.linkLabel = linkLabel
+    }
+
+    public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
+        var writer = ObjectWriter(encoding)
+        writer.set("markdown", markdown)
+        writer.set("linkLabel", linkLabel)
+        return writer.value
+    }
+}
+
+extension TextData: ObjectDecodable {
+    init?(_ reader: ObjectReader) {
+        let markdown = reader.required("markdown") { $0.string() }
+        let linkLabel = reader.optional("linkLabel") { $0.string() }
+        guard reader.isClean, let markdown else { return nil }
+        self.init(markdown: markdown, linkLabel: linkLabel)
+    }
+}

@@ -1,0 +1,193 @@
+import AppNativeCrypto
+import AppNativeHTTP
+import AppNativeTesting
+import Foundation
+import Testing
+
+/// The document route (routes.md §2.8) through the gateway to the example upstream: streamed,
+/// sanitised, capped, re-encoded.
+@Suite("Native routes: documents", .serialized)
+struct NativeDocumentTests {
+    static let boundary = "----appnative-test-boundary-7MA4YWxkTrZu0gW"
+
+    /// A multipart body: `fields` in order, then (or before them, `fileFirst`) the file part.
+    struct Upload {
+        var fields: [(String, String)]
+        var filename = "scan.pdf"
+        var fileContentType = "application/pdf"
+        var fileBytes: Int
+        var fileFirst = false
+
+        func fieldPart(_ name: String, _ value: String) -> [UInt8] {
+            Array("--\(NativeDocumentTests.boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+
+        var fileHead: [UInt8] {
+            Array(("--\(NativeDocumentTests.boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(filename)\"\r\n"
+                + "Content-Type: \(fileContentType)\r\n\r\n").utf8)
+        }
+
+        var fieldBytes: [UInt8] { fields.flatMap { fieldPart($0.0, $0.1) } }
+        var close: [UInt8] { Array("\r\n--\(NativeDocumentTests.boundary)--\r\n".utf8) }
+
+        var length: Int {
+            fieldBytes.count + fileHead.count + fileBytes + close.count
+        }
+
+        /// A 1 MiB pattern, made once (debug builds are slow at generating bytes one by one).
+        static let pattern: [UInt8] = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+
+        /// The file's content: the pattern with each MiB stamped with its index, so no two MiB are
+        /// equal and the digest catches a reordered or repeated piece.
+        static func chunk(at offset: Int, count: Int) -> [UInt8] {
+            var bytes = Array(pattern[0..<count])
+            withUnsafeBytes(of: UInt64(offset).littleEndian) { stamp in
+                for index in 0..<min(8, count) { bytes[index] = stamp[index] }
+            }
+            return bytes
+        }
+
+        /// Sends the request on `client` in pieces (never the whole file in memory at once).
+        func send(on client: RawHTTPClient, port: Int, token: String) throws -> [UInt8] {
+            var head = "POST /api/documents HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
+            head += "Content-Type: multipart/form-data; boundary=\(NativeDocumentTests.boundary)\r\nContent-Length: \(length)\r\n\r\n"
+            try client.send(Array(head.utf8))
+            if !fileFirst { try client.send(fieldBytes) }
+            try client.send(fileHead)
+            var digestInput = [UInt8]()
+            var offset = 0
+            let piece = 1 << 20
+            var hashed = true
+            while offset < fileBytes {
+                let bytes = Self.chunk(at: offset, count: min(piece, fileBytes - offset))
+                if fileBytes <= 32 << 20 { digestInput += bytes } else { hashed = false }
+                try client.send(bytes)
+                offset += bytes.count
+            }
+            // The file part's content ends where the close delimiter's CRLF begins.
+            if fileFirst {
+                try client.send(Array("\r\n".utf8))
+                try client.send(Array(fieldBytes.dropLast(2)))
+                try client.send(Array("\r\n--\(NativeDocumentTests.boundary)--\r\n".utf8))
+            } else {
+                try client.send(close)
+            }
+            return hashed ? SHA256.hash(digestInput) : []
+        }
+    }
+
+    static func documents(_ fixture: NativeRoutesFixture) async throws -> [[String: Any]] {
+        try await fixture.recorded("documents")
+    }
+
+    @Test("a 20 MB upload arrives intact at the upstream (hash compared), filename sanitised, reference answered")
+    func largeUploadIntact() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try NativeRoutesFixture.token()
+        let upload = Upload(
+            fields: [("device_id", "d1"), ("kind", "scan"), ("upload_id", "u-1"), ("context", #"{"step":2}"#), ("user_email", "")],
+            filename: "C:\\temp\\..\\scan.pdf", fileBytes: 20_000_000
+        )
+        let (response, digest) = try await blocking { () -> (RawHTTPClient.Response, [UInt8]) in
+            let client = try RawHTTPClient(port: port, timeout: .seconds(60))
+            let digest = try upload.send(on: client, port: port, token: token)
+            return (try client.readResponse(to: "POST"), digest)
+        }
+        #expect(response.status == 200, "\(response.bodyText)")
+        #expect(response.bodyText == #"{"ok":true,"id":"doc-1"}"#)
+        let stored = try #require(try await Self.documents(fixture).first)
+        #expect(stored["size"] as? Int == 20_000_000)
+        #expect(stored["sha256"] as? String == Hex.string(digest))
+        #expect(stored["filename"] as? String == "scan.pdf")
+        #expect(stored["content_type"] as? String == "application/pdf")
+        let fields = try #require(stored["fields"] as? [String: String])
+        #expect(fields["device_id"] == "d1" && fields["kind"] == "scan" && fields["upload_id"] == "u-1")
+        #expect(fields["context"] == #"{"step":2}"#)
+        #expect(fields["user_email"] == nil, "an empty user_email is absent")
+    }
+
+    @Test("the file before device_id: held (bounded by the limit), then forwarded")
+    func fileBeforeFields() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try NativeRoutesFixture.token()
+        let upload = Upload(fields: [("device_id", "d2")], filename: "../../etc/passwd", fileBytes: 300_000, fileFirst: true)
+        let (response, digest) = try await blocking { () -> (RawHTTPClient.Response, [UInt8]) in
+            let client = try RawHTTPClient(port: port)
+            let digest = try upload.send(on: client, port: port, token: token)
+            return (try client.readResponse(to: "POST"), digest)
+        }
+        #expect(response.status == 200, "\(response.bodyText)")
+        let stored = try #require(try await Self.documents(fixture).first)
+        #expect(stored["filename"] as? String == "passwd")
+        #expect(stored["sha256"] as? String == Hex.string(digest))
+    }
+
+    @Test("refusals: missing device_id or file 422, bad context 422 with the contract's detail, not multipart 422; nothing reaches the upstream")
+    func refusals() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try NativeRoutesFixture.token()
+        let cases: [(String, Upload, Int, String)] = [
+            ("empty device_id", Upload(fields: [("device_id", "")], fileBytes: 10), 422, "device_id"),
+            ("no device_id", Upload(fields: [("kind", "scan")], fileBytes: 10), 422, "device_id"),
+            ("context is a list", Upload(fields: [("device_id", "d"), ("context", "[1]")], fileBytes: 10), 422, "`context` must be a JSON object"),
+            ("context is broken JSON", Upload(fields: [("device_id", "d"), ("context", "{")], fileBytes: 10), 422, "`context` must be a JSON object"),
+            ("context is null", Upload(fields: [("device_id", "d"), ("context", "null")], fileBytes: 10), 422, "`context` must be a JSON object"),
+        ]
+        for (name, upload, status, detail) in cases {
+            let response = try await blocking {
+                let client = try RawHTTPClient(port: port)
+                _ = try upload.send(on: client, port: port, token: token)
+                return try client.readResponse(to: "POST")
+            }
+            #expect(response.status == status, "\(name): \(response.bodyText)")
+            #expect(response.bodyText.contains(detail), "\(name): \(response.bodyText)")
+        }
+        let notMultipart = try await fixture.call("POST", "/api/documents", json: #"{"device_id":"d"}"#)
+        #expect(notMultipart.status == 422)
+        #expect(notMultipart.bodyText.contains(#""loc":["body","file"]"#))
+        #expect(try await Self.documents(fixture).isEmpty)
+    }
+
+    @Test("a 100 MB upload is refused with 413 once past DOCUMENT_MAX_BYTES, the gateway's memory stays bounded")
+    func oversizedUpload() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try NativeRoutesFixture.token()
+        let upload = Upload(fields: [("device_id", "d3")], fileBytes: 100 * 1024 * 1024)
+        let response = try await blocking {
+            let client = try RawHTTPClient(port: port, timeout: .seconds(60))
+            _ = try upload.send(on: client, port: port, token: token)
+            return try client.readResponse(to: "POST")
+        }
+        #expect(response.status == 413)
+        #expect(response.bodyText == #"{"detail":"Document too large"}"#)
+        let peakKiB = ChildProcessProbe(pid: fixture.gateway.pid).peakResidentKiB
+        print("100 MB upload refused: gateway VmHWM \(peakKiB) KiB")
+        #expect(peakKiB > 0 && peakKiB < 100 * 1024, "gateway VmHWM \(peakKiB) KiB")
+        #expect(try await Self.documents(fixture).isEmpty, "the upstream never completed an upload")
+    }
+
+    @Test("exactly DOCUMENT_MAX_BYTES is accepted, one more byte is 413")
+    func limitBoundary() async throws {
+        let fixture = try await NativeRoutesFixture.start(["DOCUMENT_MAX_BYTES": "4096"])
+        defer { fixture.stop() }
+        let port = fixture.port
+        let token = try NativeRoutesFixture.token()
+        for (size, status) in [(4096, 200), (4097, 413)] {
+            let upload = Upload(fields: [("device_id", "d4")], fileBytes: size)
+            let response = try await blocking {
+                let client = try RawHTTPClient(port: port)
+                _ = try upload.send(on: client, port: port, token: token)
+                return try client.readResponse(to: "POST")
+            }
+            #expect(response.status == status, "\(size) bytes: \(response.bodyText)")
+        }
+    }
+}

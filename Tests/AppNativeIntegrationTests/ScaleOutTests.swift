@@ -1,0 +1,170 @@
+import AppNativeDevPeers
+import AppNativeHTTP
+import AppNativeTesting
+import Foundation
+import Testing
+
+/// Scale-out on one machine: three gateway replicas with shared secrets behind nginx as a load
+/// balancer. Replicas share no state, so what one issues the others must accept, and a rolling
+/// restart under load must lose no request.
+@Suite("Scale-out: three replicas behind nginx", .serialized)
+struct ScaleOutTests {
+    /// Three replicas on fixed ports (nginx names them), the JWKS/echo upstream, and nginx.
+    final class Cluster: @unchecked Sendable {
+        // Mutated only by the test's own sequential steps (restart), never concurrently.
+        let upstream: LoopbackPeer
+        let ports: [Int]
+        var replicas: [GatewayProcess]
+        let environment: [String: String]
+        let front: ForwardAuthTests.Front
+
+        init(upstream: LoopbackPeer, ports: [Int], replicas: [GatewayProcess], environment: [String: String], front: ForwardAuthTests.Front) {
+            self.upstream = upstream
+            self.ports = ports
+            self.replicas = replicas
+            self.environment = environment
+            self.front = front
+        }
+
+        static func start() async throws -> Cluster {
+            let root = ProxyFixture.root
+            let jwksFile = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
+            try ProxyFixture.devProvider().jwksDocument.write(to: jwksFile, atomically: true, encoding: .utf8)
+            let upstream = try await LoopbackPeer.start(ProcessRunner.python, [root + "/Tests/Peers/upstream_peer.py", "--jwks", jwksFile.path])
+            // What replicas share: the session secret, the assertion key, the tenant. Nothing else.
+            let environment = [
+                "UPSTREAM_URL": "http://127.0.0.1:\(upstream.port)", "EVENT_LOOPS": "1",
+                "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
+                "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks",
+                "SESSION_SECRET": ProxyFixture.sessionSecret, "SESSION_SECURE": "false",
+                "ASSERTION_KEYS": try String(contentsOfFile: root + "/keys/dev/assertion-dev-p256.pem", encoding: .utf8),
+                "SHUTDOWN_GRACE_PERIOD": "5",
+            ]
+            let ports = try (0..<3).map { _ in try ForwardAuthTests.freePort() }
+            var replicas: [GatewayProcess] = []
+            for port in ports {
+                replicas.append(try await Self.replica(port: port, environment: environment))
+            }
+            let front = try await Self.startBalancer(ports: ports)
+            return Cluster(upstream: upstream, ports: ports, replicas: replicas, environment: environment, front: front)
+        }
+
+        static func replica(port: Int, environment: [String: String]) async throws -> GatewayProcess {
+            var env = environment
+            env["LISTEN"] = "127.0.0.1:\(port)"
+            return try await GatewayProcess.start(environment: env)
+        }
+
+        /// nginx round-robin over the replicas; a refused or reset connection is retried on the
+        /// next replica (idempotent requests), as a load balancer in front of a rolling restart does.
+        static func startBalancer(ports: [Int]) async throws -> ForwardAuthTests.Front {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-lb-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let port = try ForwardAuthTests.freePort()
+            let servers = ports.map { "    server 127.0.0.1:\($0) max_fails=0;" }.joined(separator: "\n")
+            let configuration = """
+                worker_processes 1;
+                daemon off;
+                master_process off;
+                pid \(directory.path)/nginx.pid;
+                error_log \(directory.path)/error.log warn;
+                events { worker_connections 1024; }
+                http {
+                  access_log off;
+                  client_body_temp_path \(directory.path);
+                  proxy_temp_path \(directory.path);
+                  fastcgi_temp_path \(directory.path);
+                  uwsgi_temp_path \(directory.path);
+                  scgi_temp_path \(directory.path);
+                  upstream gateways {
+                \(servers)
+                    keepalive 32;
+                  }
+                  server {
+                    listen 127.0.0.1:\(port);
+                    location / {
+                      proxy_pass http://gateways;
+                      proxy_http_version 1.1;
+                      proxy_set_header Connection "";
+                      proxy_next_upstream error timeout http_502 http_503;
+                      proxy_next_upstream_tries 3;
+                    }
+                  }
+                }
+                """
+            try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+            let child = try ChildProcess(["/usr/sbin/nginx", "-c", directory.appendingPathComponent("nginx.conf").path, "-p", directory.path])
+            try await ForwardAuthTests.waitUntilListening(port)
+            return ForwardAuthTests.Front(child: child, port: port, directory: directory)
+        }
+
+        func stop() {
+            front.stop()
+            for replica in replicas { replica.stop() }
+            upstream.stop()
+        }
+    }
+
+    static func token() throws -> String { try NativeRoutesFixture.token() }
+
+    @Test("a cookie issued by one replica is accepted by the others; an assertion signed by one verifies with another's JWKS")
+    func sharedSecrets() async throws {
+        let cluster = try await Cluster.start()
+        defer { cluster.stop() }
+        let token = try Self.token()
+        let first = cluster.replicas[0].port
+        let session = try await blocking {
+            try RawHTTPClient.request(port: first, method: "POST", "/.auth/session", headers: ["Authorization": "Bearer \(token)"])
+        }
+        #expect(session.status == 204)
+        let cookie = try #require(session.head.headers.first("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        for replica in cluster.replicas.dropFirst() {
+            let port = replica.port
+            let me = try await blocking { try RawHTTPClient.get(port: port, "/.auth/me", headers: ["Cookie": cookie]) }
+            #expect(me.status == 200, "replica on \(port): \(me.bodyText)")
+            #expect(me.bodyText.contains("\"auth_method\":\"cookie\""))
+        }
+        // The assertion replica 0 sends upstream, verified by PyJWT with replica 2's published keys.
+        let echo = try await blocking { try RawHTTPClient.get(port: first, "/echo", headers: ["Authorization": "Bearer \(token)"]) }
+        let assertion = try #require(try ProxyFixture.echoedHeaders(echo).first { $0.0 == "x-appnative-identity" }?.1)
+        let otherPort = cluster.replicas[2].port
+        let jwks = try await blocking { try RawHTTPClient.get(port: otherPort, "/.auth/jwks.json") }
+        let verify = """
+            import json, sys, jwt
+            keys = jwt.PyJWKSet.from_dict(json.loads(sys.argv[2]))
+            kid = jwt.get_unverified_header(sys.argv[1])["kid"]
+            key = next(k for k in keys.keys if k.key_id == kid)
+            claims = jwt.decode(sys.argv[1], key.key, algorithms=["ES256"], audience="app-native-upstream", issuer="app-native-gateway")
+            print(claims["sub"])
+            """
+        let result = try await ProcessRunner.run(ProcessRunner.python, ["-c", verify, assertion, jwks.bodyText])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == DevIdentityProvider.User().objectID)
+    }
+
+    @Test("a rolling restart (SIGTERM one replica at a time) under wrk load through nginx loses no request")
+    func rollingRestart() async throws {
+        let cluster = try await Cluster.start()
+        defer { cluster.stop() }
+        let token = try Self.token()
+        let url = "http://127.0.0.1:\(cluster.front.port)/.auth/me"
+        async let load = ProcessRunner.run(
+            "/usr/bin/wrk", ["-t1", "-c16", "-d12s", "-H", "Authorization: Bearer \(token)", url]
+        )
+        try await Task.sleep(for: .seconds(1))
+        for index in cluster.replicas.indices {
+            let exit = await cluster.replicas[index].terminate()
+            #expect(exit == 0, "replica \(index) exit status")
+            cluster.replicas[index] = try await Cluster.replica(port: cluster.ports[index], environment: cluster.environment)
+            try await Task.sleep(for: .milliseconds(1500))
+        }
+        let report = try await load
+        print("rolling restart under load:\n\(report.stdout)")
+        #expect(report.status == 0)
+        let requests = report.stdout.split(separator: "\n").first { $0.contains("requests in") }
+            .flatMap { Int($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") } ?? 0
+        #expect(requests > 1000, "wrk made too few requests to show anything: \(report.stdout)")
+        #expect(!report.stdout.contains("Non-2xx or 3xx responses"), "\(report.stdout)")
+        #expect(!report.stdout.contains("Socket errors"), "\(report.stdout)")
+    }
+}

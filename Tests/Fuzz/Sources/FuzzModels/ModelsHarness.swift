@@ -1,0 +1,131 @@
+import AppNativeJSON
+import AppNativeModels
+
+/// Every model decoder on arbitrary bytes. The first byte picks the model, the rest is the body.
+/// Besides not crashing:
+/// - a value that decodes re-encodes (only its present keys) to JSON that decodes to the same value;
+/// - its response encoding (defaults written) decodes to a value with the same response encoding;
+/// - an invalid body always carries at least one issue, and its 422 body serializes and parses.
+enum ModelsHarness {
+    static let decoder = ModelDecoder(maxBodyBytes: 1 << 16)
+
+    static let models: [(String, ([UInt8]) -> Void)] = [
+        ("DeviceRegistration", { check(DeviceRegistration.self, $0) }),
+        ("LocationUpdate", { check(LocationUpdate.self, $0) }),
+        ("NotificationActionReceived", { check(NotificationActionReceived.self, $0) }),
+        ("WidgetActionReceived", { check(WidgetActionReceived.self, $0) }),
+        ("WidgetOptionsRequest", { check(WidgetOptionsRequest.self, $0) }),
+        ("ApprovalDecisionReceived", { check(ApprovalDecisionReceived.self, $0) }),
+        ("LiveActivityTokenReceived", { check(LiveActivityTokenReceived.self, $0) }),
+        ("Widget", { check(Widget.self, $0) }),
+        ("WidgetFeed", { check(WidgetFeed.self, $0) }),
+        ("ApprovalFeed", { check(ApprovalFeed.self, $0) }),
+        ("NativeForm", { check(NativeForm.self, $0) }),
+        ("NativeContent", { check(NativeContent.self, $0) }),
+        ("LiveActivityState", { check(LiveActivityState.self, $0) }),
+        ("LiveActivityAttributes", { check(LiveActivityAttributes.self, $0) }),
+        ("NativeFileRef", { check(NativeFileRef.self, $0) }),
+        ("ActionData", { check(ActionData.self, $0) }),
+        ("WidgetFeed lenient", checkLenientWidgetFeed),
+        ("ApprovalFeed lenient", checkLenientApprovalFeed),
+        ("PostedFileRef list", checkPostedFileRefs),
+    ]
+
+    static func run(_ input: UnsafeRawBufferPointer) {
+        guard let selector = input.first else { return }
+        let body = Array(input.dropFirst())
+        models[Int(selector) % models.count].1(body)
+    }
+
+    static func check<Model: ModelDecodable & ModelEncodable & Equatable>(_ type: Model.Type, _ body: [UInt8]) {
+        let model: Model
+        do {
+            model = try decoder.decode(Model.self, from: body)
+        } catch {
+            checkError(error, "\(Model.self)")
+            return
+        }
+        guard isStable(model) else { return }
+        let sparse = JSONSerializer.serialize(model.jsonValue(.presentKeysOnly))
+        do {
+            let again = try decoder.decode(Model.self, from: sparse)
+            check(again == model, "\(Model.self): present-keys round trip changes the value")
+        } catch {
+            failCheck("\(Model.self): present-keys encoding is refused: \(error.issues)")
+        }
+        let response = model.jsonValue(.response)
+        do {
+            let again = try decoder.decode(Model.self, from: JSONSerializer.serialize(response))
+            check(again.jsonValue(.response) == response, "\(Model.self): response round trip is not stable")
+        } catch {
+            failCheck("\(Model.self): response encoding is refused: \(error.issues)")
+        }
+    }
+
+    /// `timerEnd` is written as Unix seconds, and the contract reads numbers above 2·10¹⁰ as
+    /// milliseconds, so a time after 2603 cannot survive the trip; that is the contract's rule.
+    static func isStable(_ model: some ModelEncodable) -> Bool {
+        guard let state = model as? LiveActivityState, let timerEnd = state.timerEnd else { return true }
+        return abs(timerEnd.unixSeconds) <= 2e10
+    }
+
+    static func checkError(_ error: ModelError, _ name: String) {
+        if error.code == .invalid {
+            check(!error.issues.isEmpty, "\(name): invalid without issues")
+        }
+        let bytes = error.responseBytes()
+        do {
+            _ = try JSONParser().parse(bytes)
+        } catch {
+            failCheck("\(name): 422 body is not JSON: \(error)")
+        }
+    }
+
+    static func parsed(_ body: [UInt8]) -> JSONValue? {
+        try? decoder.parse(body)
+    }
+
+    static func checkLenientWidgetFeed(_ body: [UInt8]) {
+        guard let value = parsed(body) else { return }
+        for allowsWeb in [false, true] {
+            guard let result = try? WidgetFeed.decodeDroppingInvalid(value, allowsWebWidgets: allowsWeb) else { continue }
+            check(result.kept.count <= ModelLimits.maxWidgetsPerWebApp, "lenient feed keeps too many widgets")
+            check(result.dropped.allSatisfy { !$0.issues.isEmpty }, "dropped widget without issues")
+            check(allowsWeb || result.kept.allSatisfy { $0.kind != .web }, "web widget kept from an ordinary feed")
+            let feed = WidgetFeed(widgets: result.kept)
+            do {
+                let again = try WidgetFeed(json: feed.jsonValue(.presentKeysOnly))
+                check(again == feed, "kept widgets do not round trip")
+            } catch {
+                failCheck("kept widgets are refused strictly: \(error.issues)")
+            }
+        }
+    }
+
+    static func checkLenientApprovalFeed(_ body: [UInt8]) {
+        guard let value = parsed(body), let result = try? ApprovalFeed.decodeDroppingInvalid(value) else { return }
+        check(result.kept.count <= ModelLimits.maxApprovalsPerWebApp, "lenient feed keeps too many approvals")
+        check(result.dropped.allSatisfy { !$0.issues.isEmpty }, "dropped approval without issues")
+        let feed = ApprovalFeed(approvals: result.kept)
+        check((try? ApprovalFeed(json: feed.jsonValue(.presentKeysOnly))) == feed, "kept approvals do not round trip")
+    }
+
+    static func checkPostedFileRefs(_ body: [UInt8]) {
+        guard let value = parsed(body), let list = try? PostedFileRef.decodeList(value) else { return }
+        let again = try? PostedFileRef.decodeList(.array(list.map { $0.jsonValue(.response) }))
+        check(again == list, "posted file refs do not round trip")
+        let refs = list.map(\.ref)
+        let resolved = try? FileRefResolver.resolve(refs) { $0 }
+        check(resolved == refs, "resolver changes order or drops refs")
+    }
+}
+
+/// `precondition` that also reports its message in optimized builds (which drop it), so a crash
+/// found by libFuzzer explains itself in the log.
+func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError(message()) }
+}
+
+func failCheck(_ message: @autoclosure () -> String) -> Never {
+    fatalError(message())
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the PyPI tools the tests run (pinned) into a venv at .build/python-tools, once.
+#
+#   schemathesis  property-based checks of the running gateway against its OpenAPI document
+#
+# Idempotent and fast when already installed: a stamp file records the pinned set.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.build/python-tools"
+requirements=(
+  "schemathesis==4.32.5"
+)
+stamp="$venv/.installed"
+wanted="${requirements[*]}"
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && [ -x "$venv/bin/python" ]; then
+  exit 0
+fi
+
+echo "install-python-tools: installing ${wanted} into .build/python-tools" >&2
+rm -rf "$venv"
+/usr/bin/python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check "${requirements[@]}"
+echo "$wanted" > "$stamp"
