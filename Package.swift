@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AppNativeAuth", targets: ["AppNativeAuth"]),
         .library(name: "AppNativeModels", targets: ["AppNativeModels"]),
         .library(name: "AppNativeAPNs", targets: ["AppNativeAPNs"]),
+        .library(name: "AppNativeRoutes", targets: ["AppNativeRoutes"]),
         .executable(name: "app-native-gateway", targets: ["app-native-gateway"]),
     ],
     targets: [
@@ -61,6 +62,10 @@ let package = Package(
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
         ),
         .target(
+            name: "AppNativeRoutes",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeAuth"]
+        ),
+        .target(
             name: "AppNativeDevPeers",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeHTTP", "AppNativeServer"]
         ),
@@ -75,6 +80,7 @@ let package = Package(
             name: "AppNative",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeModels", "AppNativeAPNs",
+                "AppNativeHTTP", "AppNativeServer", "AppNativeRoutes",
             ]
         ),
         .target(
@@ -90,7 +96,7 @@ let package = Package(
         .testTarget(name: "AppNativeClientTests", dependencies: ["AppNativeClient", "AppNativeTesting"]),
         .testTarget(
             name: "AppNativeHTTPTests",
-            dependencies: ["AppNativeHTTP", "AppNativeTesting"],
+            dependencies: ["AppNativeHTTP", "AppNativeModels", "AppNativeTesting"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -117,6 +123,13 @@ let package = Package(
             name: "AppNativeAPNsTests",
             dependencies: [
                 "AppNativeAPNs", "AppNativeAuth", "AppNativeClient", "AppNativeCore", "AppNativeCrypto", "AppNativeJSON",
+                "AppNativeTesting",
+            ]
+        ),
+        .testTarget(
+            name: "AppNativeRoutesTests",
+            dependencies: [
+                "AppNativeRoutes", "AppNativeModels", "AppNativeJSON", "AppNativeHTTP", "AppNativeServer", "AppNativeAuth", "AppNativeCore",
                 "AppNativeTesting",
             ]
         ),

@@ -144,6 +144,9 @@ seed("attributes", 13, {"webAppID": "w", "activityID": "a", "webAppName": "n"})
 seed("file-ref", 14, {"name": "a.jpg", "mime": "image/jpeg", "size": 10, "ref": "r"})
 seed("action-data", 15, widgets[6]["data"])
 seed("posted-refs", 18, ["r1", {"name": "a", "mime": "m", "size": 0, "ref": "r2"}])
+seed("widget-action-result", 19, {"ok": False, "message": "m", "style": "info", "widget": widgets[0], "openPath": "/x"})
+seed("decision-result", 20, {"approvals": [{"id": "a", "title": "T"}]})
+seed("options-result", 21, [{"value": "a", "label": "A", "subtitle": "s"}])
 PYTHON
 
 # Largest input per harness: past every limit the harness configures (HTTP 1 KiB header

@@ -4,6 +4,10 @@
 @_exported public import AppNativeClient
 @_exported public import AppNativeCore
 @_exported public import AppNativeCrypto
+@_exported public import AppNativeHTTP
 @_exported public import AppNativeJSON
 @_exported public import AppNativeModels
 @_exported public import AppNativeAPNs
+// The native routes and the server they mount on (docs/swift-backends.md).
+@_exported public import AppNativeRoutes
+@_exported public import AppNativeServer

@@ -1,4 +1,5 @@
 import AppNativeHTTP
+import AppNativeModels
 import AppNativeTesting
 import Foundation
 import Testing
@@ -65,6 +66,6 @@ struct MultipartInteropTests {
         }
         // Python sent the non-ASCII filename as RFC 2231 `filename*` only.
         #expect(outcome.parts[2].head.filename == nil && outcome.parts[2].head.encodedFilename == "scan été.pdf")
-        #expect(outcome.parts[3].head.preferredFilename.map(DocumentFilename.sanitized) == "a.bin")
+        #expect(outcome.parts[3].head.preferredFilename.map(DocumentMetadata.sanitizedFilename) == "a.bin")
     }
 }

@@ -1,4 +1,5 @@
 import AppNativeHTTP
+import AppNativeModels
 import Testing
 
 /// Limits, grammar and streaming properties of `MultipartParser` beyond the shared vectors.
@@ -294,6 +295,6 @@ struct MultipartParserTests {
         ("a%2F..%2Fb", "a%2F..%2Fb"),
     ])
     func documentFilename(raw: String, expected: String) {
-        #expect(DocumentFilename.sanitized(raw) == expected)
+        #expect(DocumentMetadata.sanitizedFilename(raw) == expected)
     }
 }

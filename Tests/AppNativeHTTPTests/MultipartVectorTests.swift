@@ -1,4 +1,5 @@
 import AppNativeHTTP
+import AppNativeModels
 import AppNativeTesting
 import Testing
 
@@ -104,10 +105,10 @@ struct MultipartVectorTests {
             if head.isFile { problems.append("a file part where the case has none") }
         case .some(nil):
             // No usable name in the vectors; the contract's fallback here.
-            let safe = head.preferredFilename.map(DocumentFilename.sanitized)
-            if safe != DocumentFilename.fallback { problems.append("sanitised \(safe ?? "nil"), expected upload") }
+            let safe = head.preferredFilename.map(DocumentMetadata.sanitizedFilename)
+            if safe != DocumentMetadata.fallbackFilename { problems.append("sanitised \(safe ?? "nil"), expected upload") }
         case .some(.some(let expected)):
-            let safe = head.preferredFilename.map(DocumentFilename.sanitized)
+            let safe = head.preferredFilename.map(DocumentMetadata.sanitizedFilename)
             if safe.map({ Array($0.utf8) }) != latin1Bytes(expected) { problems.append("sanitised \(safe ?? "nil")") }
         }
         return problems

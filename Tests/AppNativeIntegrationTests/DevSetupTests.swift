@@ -47,6 +47,7 @@ struct DevSetupTests {
         ("/api/widgets", "\"kind\":\"web\""),
         ("/api/devices", "{\"ok\":true}"),
         ("/api/documents", "{\"ok\":true,\"id\":\"demo-document-1\"}"),
+        ("/push/alert", "\"sent\":true"),
         ("token verify", "\"valid\":true"),
     ]
 

@@ -13,13 +13,18 @@ struct ScaleOutTests {
     final class Cluster: @unchecked Sendable {
         // Mutated only by the test's own sequential steps (restart), never concurrently.
         let upstream: LoopbackPeer
+        let apns: FakeAPNsPeer
         let ports: [Int]
         var replicas: [GatewayProcess]
         let environment: [String: String]
         let front: ForwardAuthTests.Front
 
-        init(upstream: LoopbackPeer, ports: [Int], replicas: [GatewayProcess], environment: [String: String], front: ForwardAuthTests.Front) {
+        init(
+            upstream: LoopbackPeer, apns: FakeAPNsPeer, ports: [Int], replicas: [GatewayProcess], environment: [String: String],
+            front: ForwardAuthTests.Front
+        ) {
             self.upstream = upstream
+            self.apns = apns
             self.ports = ports
             self.replicas = replicas
             self.environment = environment
@@ -31,22 +36,29 @@ struct ScaleOutTests {
             let jwksFile = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
             try ProxyFixture.devProvider().jwksDocument.write(to: jwksFile, atomically: true, encoding: .utf8)
             let upstream = try await LoopbackPeer.start(ProcessRunner.python, [root + "/Tests/Peers/upstream_peer.py", "--jwks", jwksFile.path])
-            // What replicas share: the session secret, the assertion key, the tenant. Nothing else.
-            let environment = [
+            let apns = try await FakeAPNsPeer.start(tls: false)
+            // What replicas share: the session secret, the assertion key, the tenant, the APNs key and
+            // the push API keys. Nothing else.
+            var environment = [
                 "UPSTREAM_URL": "http://127.0.0.1:\(upstream.port)", "EVENT_LOOPS": "1",
                 "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
                 "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks",
                 "SESSION_SECRET": ProxyFixture.sessionSecret, "SESSION_SECURE": "false",
                 "ASSERTION_KEYS": try String(contentsOfFile: root + "/keys/dev/assertion-dev-p256.pem", encoding: .utf8),
                 "SHUTDOWN_GRACE_PERIOD": "5",
+                "PUSH_API_KEYS": "scale-out-push-key-0123456789",
             ]
+            environment.merge([
+                "APNS_KEY": apns.keyPEM, "APNS_KEY_ID": FakeAPNsPeer.keyID, "APNS_TEAM_ID": FakeAPNsPeer.teamID,
+                "APNS_BUNDLE_ID": FakeAPNsPeer.bundleID, "APNS_BASE_URL": apns.baseURL,
+            ]) { $1 }
             let ports = try (0..<3).map { _ in try ForwardAuthTests.freePort() }
             var replicas: [GatewayProcess] = []
             for port in ports {
                 replicas.append(try await Self.replica(port: port, environment: environment))
             }
             let front = try await Self.startBalancer(ports: ports)
-            return Cluster(upstream: upstream, ports: ports, replicas: replicas, environment: environment, front: front)
+            return Cluster(upstream: upstream, apns: apns, ports: ports, replicas: replicas, environment: environment, front: front)
         }
 
         static func replica(port: Int, environment: [String: String]) async throws -> GatewayProcess {
@@ -102,6 +114,7 @@ struct ScaleOutTests {
             front.stop()
             for replica in replicas { replica.stop() }
             upstream.stop()
+            apns.stop()
         }
     }
 
@@ -140,6 +153,26 @@ struct ScaleOutTests {
         let result = try await ProcessRunner.run(ProcessRunner.python, ["-c", verify, assertion, jwks.bodyText])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == DevIdentityProvider.User().objectID)
+    }
+
+    @Test("the push API answers on every replica with the shared APNs key")
+    func pushOnEveryReplica() async throws {
+        let cluster = try await Cluster.start()
+        defer { cluster.stop() }
+        for (index, replica) in cluster.replicas.enumerated() {
+            let adminPort = replica.adminPort
+            let token = String(format: "%02x", index) + "ab"
+            let body = Array(#"{"tokens":["\#(token)"],"title":"Replica \#(index)","body":"hello"}"#.utf8)
+            let response = try await blocking {
+                try RawHTTPClient.request(
+                    port: adminPort, method: "POST", "/push/alert",
+                    headers: ["Authorization": "Bearer scale-out-push-key-0123456789", "Content-Type": "application/json"], body: body
+                )
+            }
+            #expect(response.status == 200, "replica \(index): \(response.bodyText)")
+            #expect(response.bodyText.contains("\"sent\":1"), "replica \(index): \(response.bodyText)")
+        }
+        #expect(try cluster.apns.records().count == 3, "each replica's push reached the fake APNs")
     }
 
     @Test("a rolling restart (SIGTERM one replica at a time) under wrk load through nginx loses no request")

@@ -65,3 +65,28 @@ import Testing
         #expect(result.jsonValue(.response) == json(#"{"ok":true,"message":"Saved","style":"success","widget":{"id":"w","kind":"text","title":"","required":false,"defaultEnabled":true,"data":{"markdown":"m"}},"openPath":"/x"}"#))
     }
 }
+
+/// Result bodies a backend returns are decoded before the gateway relays them (`routes.md` §3).
+@Suite struct ResultDecodingTests {
+    @Test func widgetActionResultRoundTrips() throws {
+        let text = #"{"ok":false,"message":"No","style":"error","widgets":[{"id":"a","kind":"text","data":{"markdown":"m"}}],"widget":{"id":"b","kind":"kpi","data":{"value":1}},"openPath":"/x"}"#
+        let result = try WidgetActionResult(json: json(text))
+        #expect(result.jsonValue(.presentKeysOnly) == json(text))
+        #expect(issues(WidgetActionResult.self, json(#"{"style":"loud","widget":{"id":"a/b","kind":"text","data":{"markdown":"m"}}}"#)).map(\.pathDescription) == ["style", "widget.id"])
+    }
+
+    @Test func approvalDecisionResultKeepsAnEmptyList() throws {
+        let result = try ApprovalDecisionResult(json: json(#"{"approvals":[]}"#))
+        #expect(result.approvals == [])
+        #expect(result.jsonValue(.response) == json(#"{"ok":true,"approvals":[]}"#))
+        #expect(issues(ApprovalDecisionResult.self, json(#"{"ok":null}"#)).map(\.pathDescription) == ["ok"])
+    }
+
+    @Test func optionsResultWrapsABareList() throws {
+        let wrapped = try WidgetOptionsResult(json: json(#"[{"value":"a","label":"A"}]"#))
+        #expect(wrapped.jsonValue(.response) == json(#"{"options":[{"value":"a","label":"A"}]}"#))
+        let object = try WidgetOptionsResult(json: json(#"{"emptyText":"none"}"#))
+        #expect(object.jsonValue(.response) == json(#"{"options":[],"emptyText":"none"}"#))
+        #expect(issues(WidgetOptionsResult.self, json(#"[{"label":"A"}]"#)).map(\.pathDescription) == ["options[0].value"])
+    }
+}

@@ -69,3 +69,24 @@ import Testing
         #expect(error.isTooLarge)
     }
 }
+
+/// Paths in logs and one-pass reporting on a deep definition.
+@Suite struct IssueReportingTests {
+    @Test func pathDescriptionCannotBreakALogLine() {
+        let key = "a\nb" + String(repeating: "k", count: 100)
+        let issue = ValidationIssue(path: ["rows", 0, .key(key)], message: "m", type: "t", input: nil)
+        #expect(!issue.pathDescription.contains("\n"))
+        #expect(issue.pathDescription == "rows[0].a?b" + String(repeating: "k", count: 61))
+        #expect(ValidationIssue(path: [], message: "m", type: "t", input: nil).pathDescription == "(root)")
+    }
+
+    @Test func everyBrokenBlockOfAContentIsReportedInOnePass() {
+        let text = #"{"tint":"red","blocks":[{"type":"heading"},{"type":"image","url":"http://x"},{"type":"card","blocks":[{"type":"map","latitude":100,"longitude":0},{"type":"row","blocks":[{"type":"divider"}]}]}],"actions":[{"id":"","label":"L","then":[{"openUrl":"ftp://x"},{"close":false}]}]}"#
+        let found = issues(NativeContent.self, json(text)).map(\.pathDescription)
+        let expected = [
+            "tint", "blocks[0].text", "blocks[1].url", "blocks[2].blocks[0].latitude", "blocks[2].blocks[1].blocks",
+            "actions[0].id", "actions[0].then[0].openUrl", "actions[0].then[1].close",
+        ]
+        #expect(found == expected, "got \(found)")
+    }
+}

@@ -99,3 +99,26 @@ import Testing
         }
     }
 }
+
+/// The documents response of `routes.md` §2.8 for each kind of callback result.
+@Suite struct DocumentReceiptTests {
+    @Test(arguments: [
+        ("nil", nil, #"{"ok":true}"#),
+        ("string", #""r-1""#, #"{"ok":true,"id":"r-1"}"#),
+        ("empty string", #""""#, #"{"ok":true}"#),
+        ("zero", "0", #"{"ok":true,"id":0}"#),
+        ("negative", "-7", #"{"ok":true,"id":-7}"#),
+        ("true", "true", #"{"ok":true}"#),
+        ("false", "false", #"{"ok":true}"#),
+        ("float", "1.5", #"{"ok":true}"#),
+        ("list", #"["x"]"#, #"{"ok":true}"#),
+        ("object with string id", #"{"id":"x"}"#, #"{"ok":true,"id":"x"}"#),
+        ("object with bool id", #"{"id":true}"#, #"{"ok":true}"#),
+        ("object with int id", #"{"id":3,"other":1}"#, #"{"ok":true,"id":3}"#),
+        ("object without id", #"{"ref":"x"}"#, #"{"ok":true}"#),
+        ("null", "null", #"{"ok":true}"#),
+    ] as [(String, String?, String)])
+    func receipt(_ name: String, _ returned: String?, _ expected: String) {
+        #expect(DocumentReceipt.body(for: returned.map { json($0) }) == json(expected), "\(name)")
+    }
+}

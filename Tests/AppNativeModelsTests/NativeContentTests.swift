@@ -169,3 +169,23 @@ import Testing
         #expect(content.jsonValue(.response)["actions"]?.arrayValue?.first?["then"] == [["openPath": "/x"]])
     }
 }
+
+/// The deepest valid definition still parses under the decoder's default JSON depth.
+@Suite struct DeepDefinitionTests {
+    @Test func fiveChainedScreensThroughNestedCardsDecodeFromBytes() throws {
+        let card = { (inner: String) in #"{"type":"card","blocks":[\#(inner)]}"# }
+        // The opaque context nests 16 levels: valid, and it takes the document to 65 levels,
+        // past a 64-level parser bound.
+        let context = String(repeating: #"{"k":"#, count: 16) + "1" + String(repeating: "}", count: 16)
+        var surface = #"{"context":\#(context),"blocks":["# + card(card(#"{"type":"fields","fields":[{"id":"r","type":"repeat","fields":[{"id":"s","type":"select","options":[{"value":"v"}]}],"value":[{"s":"v"}]}]}"#)) + "]}"
+        for _ in 0..<4 {
+            let list = #"{"type":"list","items":[{"title":"t","action":{"id":"a","label":"A","then":[{"showContent":\#(surface)}]}}]}"#
+            surface = #"{"blocks":["# + card(card(list)) + "]}"
+        }
+        let content = try ModelDecoder().decode(NativeContent.self, from: Array(surface.utf8))
+        #expect(content.blocks.count == 1)
+        #expect(throws: ModelError.self, "the document is deeper than 64") {
+            try ModelDecoder(maxDepth: 64).decode(NativeContent.self, from: Array(surface.utf8))
+        }
+    }
+}

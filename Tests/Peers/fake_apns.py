@@ -288,7 +288,18 @@ async def main():
     parser.add_argument("--key", help="TLS private key (PEM)")
     parser.add_argument("--record", help="append one JSON line per request to this file")
     parser.add_argument("--max-concurrent-streams", type=int, default=1000)
+    parser.add_argument("--exit-with-stdin", action="store_true",
+                        help="exit when standard input closes (the parent died: no orphan peer)")
     args = parser.parse_args()
+    if args.exit_with_stdin:
+        import os
+        import threading
+
+        def watch():
+            sys.stdin.buffer.read()
+            os._exit(0)
+
+        threading.Thread(target=watch, daemon=True).start()
     fake = Fake(args)
     context = None
     if args.cert:

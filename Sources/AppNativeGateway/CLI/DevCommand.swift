@@ -32,6 +32,20 @@ enum DevCommand {
             "ASSERTION_KEYS": try String(contentsOfFile: root + "/keys/dev/assertion-dev-p256.pem", encoding: .utf8),
         ]
         for (key, value) in defaults where env[key] == nil { env[key] = value }
+        // Pushes go to the fake APNs peer unless the environment names a real APNs setup.
+        var sink: DevAPNsSink?
+        var sinkNote = ""
+        if env["APNS_KEY"] == nil {
+            switch DevAPNsSink.start(repositoryRoot: root) {
+            case .success(let started):
+                sink = started
+                let key = try String(contentsOfFile: root + "/keys/dev/apns-dev.p8", encoding: .utf8)
+                for (name, value) in started.environment(apnsKey: key) where env[name] == nil { env[name] = value }
+            case .failure(let unavailable):
+                sinkNote = "push API off: \(unavailable.reason)"
+            }
+        }
+        defer { sink?.stop() }
         var configuration: GatewayConfiguration
         do {
             configuration = try GatewayConfiguration.fromEnvironment(env)
@@ -49,6 +63,7 @@ enum DevCommand {
 
             gateway      \(base)          (admin: http://\(gateway.adminAddress)/metrics)
             upstream     http://\(upstream.boundAddress)   (built-in demo: shows the identity it receives)
+            apns         \(sink.map { "fake APNs on 127.0.0.1:\($0.port), every push recorded in \($0.recordPath)" } ?? sinkNote)
             tenant       \(DevIdentityProvider.tenantID)   audience \(DevIdentityProvider.audience)
 
             A dev token (1 h, signed with keys/dev/entra-dev-rsa.pem):
@@ -63,6 +78,7 @@ enum DevCommand {
               curl -s \(base)/api/widgets -H "Authorization: Bearer $TOKEN"   # widget feed, validated by the gateway
               curl -s \(base)/api/devices -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -d '{"device_id":"demo-device","push_token":"00ff"}'
               curl -s \(base)/api/documents -H "Authorization: Bearer $TOKEN" -F device_id=demo-device -F file=@README.md   # streamed upload
+              curl -s http://\(gateway.adminAddress)/push/alert -H "Authorization: Bearer \(DevAPNsSink.pushAPIKey)" -H "Content-Type: application/json" -d '{"tokens":["00ff00ff"],"title":"Hello","body":"From the push API"}'
               echo "$TOKEN" | .build/debug/app-native-gateway token verify --dev
 
             Ctrl-C stops everything.

@@ -1,5 +1,6 @@
 import AppNativeHTTP
 import AppNativeJSON
+import AppNativeModels
 import AppNativeProxy
 
 /// The document upload (routes.md §2.8) while it streams: parsed part by part, the filename
@@ -86,7 +87,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
                 }
                 hasFile = true
                 part = .file
-                let filename = DocumentFilename.sanitized(head.preferredFilename ?? "")
+                let filename = DocumentMetadata.sanitizedFilename(head.preferredFilename ?? "")
                 output.append(contentsOf: writer.beginFile(name: "file", filename: filename, contentType: head.contentType))
                 if hasDeviceID { isCommitted = true }
             } else {

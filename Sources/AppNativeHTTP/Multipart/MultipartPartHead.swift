@@ -8,7 +8,7 @@ public struct MultipartPartHead: Sendable, Hashable {
     /// escape for the three characters a quoted-string cannot hold).
     public let name: String
     /// The `filename` parameter after quoted-string unescaping, as sent: untrusted and possibly
-    /// a path. Use `DocumentFilename.sanitized(_:)` before it names anything.
+    /// a path. Use `DocumentMetadata.sanitizedFilename(_:)` (AppNativeModels) before it names anything.
     public let filename: String?
     /// The `filename*` parameter decoded from its RFC 8187 ext-value (UTF-8 or ISO-8859-1).
     /// RFC 7578 §4.2 tells senders not to use it; when one does, RFC 6266 §4.3 prefers it.

@@ -34,6 +34,7 @@ public struct Approval: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// UX only, never a security check.
     public var biometric: Bool?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         id: String, title: String, subtitle: String? = nil, category: String? = nil, amount: String? = nil,
         requester: String? = nil, createdAt: Timestamp? = nil, dueAt: Timestamp? = nil, urgent: Bool? = nil,
@@ -66,6 +67,7 @@ public struct Approval: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("id", id)

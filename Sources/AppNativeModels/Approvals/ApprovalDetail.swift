@@ -5,11 +5,13 @@ public struct ApprovalDetail: Sendable, Hashable, ModelEncodable {
     public var label: String
     public var value: String
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(label: String, value: String) {
         self.label = label
         self.value = value
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("label", label)

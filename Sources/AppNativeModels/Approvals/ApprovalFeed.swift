@@ -5,6 +5,7 @@ public struct ApprovalFeed: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// `nil` = unset, written as `[]` in response encoding.
     public var approvals: [Approval]?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(approvals: [Approval]? = nil) { self.approvals = approvals }
 
     /// Decodes a feed strictly: any invalid approval fails the whole feed.
@@ -12,6 +13,7 @@ public struct ApprovalFeed: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("approvals", approvals, defaultEmpty: ())

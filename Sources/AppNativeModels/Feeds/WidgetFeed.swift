@@ -7,6 +7,7 @@ public struct WidgetFeed: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// `nil` = unset, written as `[]` in response encoding.
     public var widgets: [Widget]?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(schema: Int? = nil, widgets: [Widget]? = nil) {
         self.schema = schema
         self.widgets = widgets

@@ -77,20 +77,20 @@ public struct DocumentMetadata: Sendable, Hashable {
             contentType: fileContentType ?? "application/octet-stream")
     }
 
+    /// The name used when nothing usable is left of a client's filename.
+    public static let fallbackFilename = "upload"
+
     /// The last path component of a client-supplied file name, never a path (`routes.md` §2.8).
     ///
-    /// Every `\` becomes `/`, trailing slashes are ignored, and `""`, `.` or `..` become
+    /// Every `\` counts as `/`, trailing slashes are ignored, and `""`, `.` or `..` become
     /// `upload`: `../../etc/passwd` → `passwd`, `C:\temp\scan.jpg` → `scan.jpg`, `a/..` → `upload`.
+    /// Separators are matched as Unicode scalars, not characters: a `/` followed by a combining
+    /// mark is still a separator (as it is to every file system).
     public static func sanitizedFilename(_ name: String) -> String {
-        let slashed = name.replacingAll("\\", with: "/")
-        let last = slashed.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
-        return last.isEmpty || last == "." || last == ".." ? "upload" : last
+        let components = name.unicodeScalars.split(omittingEmptySubsequences: true) { $0 == "/" || $0 == "\\" }
+        guard let last = components.last else { return fallbackFilename }
+        let component = String(String.UnicodeScalarView(last))
+        return component == "." || component == ".." ? fallbackFilename : component
     }
 }
 
-extension String {
-    /// Replaces every occurrence of a one-character string; avoids Foundation for one call.
-    fileprivate func replacingAll(_ target: Character, with replacement: Character) -> String {
-        String(map { $0 == target ? replacement : $0 })
-    }
-}

@@ -10,6 +10,7 @@ public struct NativeFileRef: Sendable, Hashable, ModelDecodable, ModelEncodable 
     /// The reference the upload callback returned, else the `upload_id`; non-empty.
     public var ref: String
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(name: String, mime: String, size: Int, ref: String) {
         self.name = name
         self.mime = mime
@@ -22,6 +23,7 @@ public struct NativeFileRef: Sendable, Hashable, ModelDecodable, ModelEncodable 
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("name", name)

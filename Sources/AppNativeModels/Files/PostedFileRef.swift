@@ -15,6 +15,7 @@ public enum PostedFileRef: Sendable, Hashable, ModelEncodable {
         }
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         switch self {
         case .file(let file): file.jsonValue(encoding)

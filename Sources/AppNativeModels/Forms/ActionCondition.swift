@@ -7,11 +7,13 @@ public struct ActionCondition: Sendable, Hashable, ModelEncodable {
     public var field: String
     public var equals: ConditionValue?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(field: String, equals: ConditionValue? = nil) {
         self.field = field
         self.equals = equals
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("field", field)

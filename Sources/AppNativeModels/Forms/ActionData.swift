@@ -12,6 +12,7 @@ public struct ActionData: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// At least one.
     public var buttons: [ActionButton]
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(text: String? = nil, fields: [ActionField]? = nil, pages: [ActionPage]? = nil, buttons: [ActionButton]) {
         self.text = text
         self.fields = fields
@@ -24,6 +25,7 @@ public struct ActionData: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("text", text)

@@ -39,6 +39,7 @@ public struct ActionField: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// The type the app uses: `text` when unset.
     public var effectiveType: FieldType { type ?? .text }
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         id: String, type: FieldType? = nil, label: String? = nil, placeholder: String? = nil, help: String? = nil,
         options: [ActionOption]? = nil, remote: Bool? = nil, minQueryLength: Int? = nil, required: Bool? = nil,
@@ -80,6 +81,7 @@ public struct ActionField: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("id", id)

@@ -9,12 +9,14 @@ public struct ActionOption: Sendable, Hashable, ModelEncodable {
     public var label: String?
     public var subtitle: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(value: String, label: String? = nil, subtitle: String? = nil) {
         self.value = value
         self.label = label
         self.subtitle = subtitle
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("value", value)

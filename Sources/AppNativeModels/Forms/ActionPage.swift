@@ -6,12 +6,14 @@ public struct ActionPage: Sendable, Hashable, ModelEncodable {
     public var text: String?
     public var fields: [ActionField]
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(title: String? = nil, text: String? = nil, fields: [ActionField]) {
         self.title = title
         self.text = text
         self.fields = fields
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("title", title)

@@ -9,6 +9,7 @@ public enum ConditionValue: Sendable, Hashable, ModelEncodable {
     /// Visible when the other field equals any element.
     case list([ConditionValue])
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         switch self {
         case .string(let text): .string(text)

@@ -12,6 +12,7 @@ public enum FieldValue: Sendable, Hashable, ModelEncodable {
     /// Repeat rows, each `{innerFieldId: value}`.
     case rows([JSONObject])
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         switch self {
         case .string(let text): .string(text)

@@ -16,6 +16,7 @@ public struct LiveActivityAttributes: Sendable, Hashable, ModelDecodable, ModelE
     public var tint: String?
     public var path: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         webAppID: String, activityID: String, webAppName: String, icon: String? = nil, tint: String? = nil,
         path: String? = nil
@@ -33,6 +34,7 @@ public struct LiveActivityAttributes: Sendable, Hashable, ModelDecodable, ModelE
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("webAppID", webAppID)

@@ -19,6 +19,7 @@ public struct LiveActivityState: Sendable, Hashable, ModelDecodable, ModelEncoda
     /// Free string, not validated.
     public var tint: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         title: String, subtitle: String? = nil, status: String? = nil, progress: JSONNumber? = nil,
         steps: [String]? = nil, currentStep: Int? = nil, timerEnd: Timestamp? = nil, icon: String? = nil,
@@ -40,6 +41,7 @@ public struct LiveActivityState: Sendable, Hashable, ModelDecodable, ModelEncoda
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("title", title)

@@ -11,6 +11,7 @@ public struct DeviceStep: Sendable, Hashable, ModelEncodable {
     /// The other members, passed to the device action as they are.
     public var payload: JSONObject
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(action: Action, payload: JSONObject = [:]) {
         self.action = action
         self.payload = payload

@@ -17,6 +17,7 @@ public struct NativeAction: Sendable, Hashable, ModelEncodable {
     /// At most `MAX_THEN_STEPS`.
     public var then: [NativeStep]?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         id: String, label: String, style: ActionButton.Style? = nil, icon: String? = nil, confirm: String? = nil,
         biometric: Bool? = nil, submit: Bool? = nil, wait: Bool? = nil, then: [NativeStep]? = nil
@@ -32,6 +33,7 @@ public struct NativeAction: Sendable, Hashable, ModelEncodable {
         self.then = then
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("id", id)

@@ -9,6 +9,7 @@ public struct NativeContent: Sendable, Hashable, ModelDecodable, ModelEncodable 
     /// Footer actions; at most `MAX_FOOTER_ACTIONS`.
     public var actions: [NativeAction]?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(common: SurfaceCommon = SurfaceCommon(), subtitle: String? = nil, blocks: [ContentBlock], actions: [NativeAction]? = nil) {
         self.common = common
         self.subtitle = subtitle
@@ -23,6 +24,7 @@ public struct NativeContent: Sendable, Hashable, ModelDecodable, ModelEncodable 
     ///   limit (the app's "tooLarge") from an invalid definition.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         common.write(to: &writer)

@@ -12,6 +12,7 @@ public struct NativeForm: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var pages: [ActionPage]?
     public var submit: NativeFormSubmit?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         common: SurfaceCommon = SurfaceCommon(), text: String? = nil, values: JSONObject? = nil,
         fields: [ActionField]? = nil, pages: [ActionPage]? = nil, submit: NativeFormSubmit? = nil
@@ -30,6 +31,7 @@ public struct NativeForm: Sendable, Hashable, ModelDecodable, ModelEncodable {
     ///   limit (the app's "tooLarge") from an invalid definition.
     public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         common.write(to: &writer)

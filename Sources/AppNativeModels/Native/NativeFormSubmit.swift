@@ -16,6 +16,7 @@ public struct NativeFormSubmit: Sendable, Hashable, ModelEncodable {
     /// Keep the form open until the page answers (at most 60 s).
     public var wait: Bool?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(label: String? = nil, confirm: String? = nil, biometric: Bool? = nil, style: Style? = nil, wait: Bool? = nil) {
         self.label = label
         self.confirm = confirm
@@ -24,6 +25,7 @@ public struct NativeFormSubmit: Sendable, Hashable, ModelEncodable {
         self.wait = wait
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("label", label)

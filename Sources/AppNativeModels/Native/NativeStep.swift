@@ -20,6 +20,7 @@ public indirect enum NativeStep: Sendable, Hashable, ModelEncodable {
 
     static let keys = ["openPath", "openUrl", "copy", "share", "close", "device", "showForm", "showContent"]
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         let (key, value): (String, JSONValue) =
             switch self {

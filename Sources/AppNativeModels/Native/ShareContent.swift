@@ -5,11 +5,13 @@ public struct ShareContent: Sendable, Hashable, ModelEncodable {
     public var text: String?
     public var url: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(text: String? = nil, url: String? = nil) {
         self.text = text
         self.url = url
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("text", text)

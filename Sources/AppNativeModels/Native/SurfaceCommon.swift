@@ -12,6 +12,7 @@ public struct SurfaceCommon: Sendable, Hashable {
     /// Opaque, echoed back to the page and to option lookups and uploads.
     public var context: JSONObject?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         id: String? = nil, title: String? = nil, size: SurfaceSize? = nil, tint: String? = nil,
         context: JSONObject? = nil

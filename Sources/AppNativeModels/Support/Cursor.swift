@@ -124,6 +124,3 @@ struct Cursor {
         return String(number)
     }
 }
-
-/// A string enumeration on the wire: unknown values are validation errors.
-protocol WireEnum: RawRepresentable<String>, CaseIterable {}

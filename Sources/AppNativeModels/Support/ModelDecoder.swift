@@ -8,8 +8,9 @@ public struct ModelDecoder: Sendable {
 
     /// The largest body accepted; longer bodies fail with `.bodyTooLarge` (413) unread.
     public let maxBodyBytes: Int
-    /// Nesting allowed in the JSON text; native content nests at most a few levels per surface
-    /// and chains at most five surfaces, so 64 is far above any valid document.
+    /// Nesting allowed in the JSON text. A valid native definition can reach about 60 levels
+    /// (five chained surfaces, each hop through nested cards and a list-row action, then fields),
+    /// and the opaque `context` and `values` objects add their own, so the default is 128.
     public let maxDepth: Int
 
     /// Creates a decoder.
@@ -17,7 +18,7 @@ public struct ModelDecoder: Sendable {
     /// - Parameters:
     ///   - maxBodyBytes: the route's byte cap (at least 0).
     ///   - maxDepth: JSON nesting bound, within `0...JSONParser.maxSupportedDepth`.
-    public init(maxBodyBytes: Int = defaultMaxBodyBytes, maxDepth: Int = 64) {
+    public init(maxBodyBytes: Int = defaultMaxBodyBytes, maxDepth: Int = 128) {
         precondition(maxBodyBytes >= 0, "ModelDecoder: negative maxBodyBytes")
         self.maxBodyBytes = maxBodyBytes
         self.maxDepth = maxDepth

@@ -30,12 +30,19 @@ public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
         self.input = input
     }
 
-    /// The path as `a.b[2].c`, or `(root)`, for logs and test messages.
+    /// The path as `a.b[2].c`, or `(root)`, for logs, metric labels and test messages.
+    ///
+    /// Some keys are chosen by the client (table cell keys, `values` field ids), so each key is
+    /// cut to 64 characters and control characters become `?`: a path never breaks a log line.
     public var pathDescription: String {
         var text = ""
         for component in path {
             switch component {
-            case .key(let key): text += text.isEmpty ? key : ".\(key)"
+            case .key(let rawKey):
+                let key = String(String.UnicodeScalarView(rawKey.unicodeScalars.prefix(64).map {
+                    $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) ? "?" : $0
+                }))
+                text += text.isEmpty ? key : ".\(key)"
             case .index(let index): text += "[\(index)]"
             }
         }

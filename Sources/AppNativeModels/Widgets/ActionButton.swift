@@ -18,6 +18,7 @@ public struct ActionButton: Sendable, Hashable, ModelEncodable {
     /// UX only, never a security check. Keep `nil` rather than `false` to save push bytes.
     public var biometric: Bool?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         id: String, label: String, style: Style? = nil, icon: String? = nil, confirm: String? = nil,
         biometric: Bool? = nil
@@ -30,6 +31,7 @@ public struct ActionButton: Sendable, Hashable, ModelEncodable {
         self.biometric = biometric
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("id", id)

@@ -12,12 +12,14 @@ public struct ChartData: Sendable, Hashable, ModelEncodable {
     public var series: [ChartSeries]
     public var unit: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(type: ChartType? = nil, series: [ChartSeries], unit: String? = nil) {
         self.type = type
         self.series = series
         self.unit = unit
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("type", type, default: .bar)

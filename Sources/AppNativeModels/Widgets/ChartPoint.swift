@@ -5,11 +5,13 @@ public struct ChartPoint: Sendable, Hashable, ModelEncodable {
     public var x: ScalarValue
     public var y: JSONNumber
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(x: ScalarValue, y: JSONNumber) {
         self.x = x
         self.y = y
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("x", x)

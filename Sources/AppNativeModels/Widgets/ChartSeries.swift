@@ -7,12 +7,14 @@ public struct ChartSeries: Sendable, Hashable, ModelEncodable {
     public var color: String?
     public var points: [ChartPoint]
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(name: String? = nil, color: String? = nil, points: [ChartPoint]) {
         self.name = name
         self.color = color
         self.points = points
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("name", name)

@@ -7,6 +7,7 @@ public struct KPIData: Sendable, Hashable, ModelEncodable {
     public var caption: String?
     public var trend: Trend?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(value: ScalarValue, unit: String? = nil, caption: String? = nil, trend: Trend? = nil) {
         self.value = value
         self.unit = unit
@@ -14,6 +15,7 @@ public struct KPIData: Sendable, Hashable, ModelEncodable {
         self.trend = trend
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("value", value)

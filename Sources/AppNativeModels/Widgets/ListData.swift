@@ -8,12 +8,14 @@ public struct ListData: Sendable, Hashable, ModelEncodable {
     public var maxVisible: Int?
     public var emptyText: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(items: [ListItem]? = nil, maxVisible: Int? = nil, emptyText: String? = nil) {
         self.items = items
         self.maxVisible = maxVisible
         self.emptyText = emptyText
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("items", items, defaultEmpty: ())
@@ -30,26 +32,5 @@ extension ListData: ObjectDecodable {
         let emptyText = reader.optional("emptyText") { $0.string() }
         guard reader.isClean else { return nil }
         self.init(items: items, maxVisible: maxVisible, emptyText: emptyText)
-    }
-}
-
-extension Cursor {
-    /// An integer within the given inclusive bounds.
-    func int(atLeast minimum: Int? = nil, atMost maximum: Int? = nil) -> Int? {
-        guard let int = int() else { return nil }
-        guard check(Double(int), atLeast: minimum.map(Double.init), atMost: maximum.map(Double.init)) else {
-            return nil
-        }
-        return int
-    }
-
-    /// A number within the given bounds (`greaterThan` exclusive).
-    func number(atLeast minimum: Double? = nil, atMost maximum: Double? = nil, greaterThan: Double? = nil)
-        -> JSONNumber?
-    {
-        guard let number = number(), let double = number.double,
-            check(double, atLeast: minimum, atMost: maximum, greaterThan: greaterThan)
-        else { return nil }
-        return number
     }
 }

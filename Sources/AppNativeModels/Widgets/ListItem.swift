@@ -13,6 +13,7 @@ public struct ListItem: Sendable, Hashable, ModelEncodable {
     public var path: String?
     public var actions: [ActionButton]?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         id: String, title: String, subtitle: String? = nil, trailing: ScalarValue? = nil, icon: String? = nil,
         tint: String? = nil, path: String? = nil, actions: [ActionButton]? = nil
@@ -27,6 +28,7 @@ public struct ListItem: Sendable, Hashable, ModelEncodable {
         self.actions = actions
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("id", id)

@@ -6,11 +6,13 @@ public struct NewsData: Sendable, Hashable, ModelEncodable {
     public var items: [NewsItem]?
     public var emptyText: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(items: [NewsItem]? = nil, emptyText: String? = nil) {
         self.items = items
         self.emptyText = emptyText
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("items", items, defaultEmpty: ())

@@ -15,6 +15,7 @@ public struct NewsItem: Sendable, Hashable, ModelEncodable {
     /// here so a feed relayed through the gateway does not lose what the app would show.
     public var channel: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         id: String, title: String, text: String? = nil, imageUrl: String? = nil, path: String? = nil,
         date: Timestamp? = nil, caption: String? = nil, channels: [String]? = nil, channel: String? = nil
@@ -30,6 +31,7 @@ public struct NewsItem: Sendable, Hashable, ModelEncodable {
         self.channel = channel
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("id", id)

@@ -13,6 +13,7 @@ public struct ProgressData: Sendable, Hashable, ModelEncodable {
     /// `nil` = unset, written as `bar` in response encoding.
     public var style: Style?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(value: JSONNumber, total: JSONNumber? = nil, caption: String? = nil, style: Style? = nil) {
         self.value = value
         self.total = total
@@ -20,6 +21,7 @@ public struct ProgressData: Sendable, Hashable, ModelEncodable {
         self.style = style
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("value", value)

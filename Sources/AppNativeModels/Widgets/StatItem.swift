@@ -6,12 +6,14 @@ public struct StatItem: Sendable, Hashable, ModelEncodable {
     public var value: ScalarValue
     public var trend: Trend?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(label: String, value: ScalarValue, trend: Trend? = nil) {
         self.label = label
         self.value = value
         self.trend = trend
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("label", label)

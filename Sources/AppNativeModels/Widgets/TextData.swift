@@ -5,11 +5,13 @@ public struct TextData: Sendable, Hashable, ModelEncodable {
     public var markdown: String
     public var linkLabel: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(markdown: String, linkLabel: String? = nil) {
         self.markdown = markdown
         self.linkLabel = linkLabel
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("markdown", markdown)

@@ -13,12 +13,14 @@ public struct Trend: Sendable, Hashable, ModelEncodable {
     /// Whether the movement is good news (colours the arrow); `nil` lets the app decide.
     public var positive: Bool?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(direction: Direction? = nil, text: String? = nil, positive: Bool? = nil) {
         self.direction = direction
         self.text = text
         self.positive = positive
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("direction", direction, default: .flat)

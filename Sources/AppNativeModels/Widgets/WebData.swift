@@ -10,11 +10,13 @@ public struct WebData: Sendable, Hashable, ModelEncodable {
     /// `nil` = unset, written as `false` in response encoding.
     public var scrollable: Bool?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(url: String, scrollable: Bool? = nil) {
         self.url = url
         self.scrollable = scrollable
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("url", url)

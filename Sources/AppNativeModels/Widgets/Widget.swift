@@ -27,6 +27,7 @@ public struct Widget: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// The widget's `kind`, from its data.
     public var kind: WidgetData.Kind { data.kind }
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(
         id: String, size: WidgetSize? = nil, title: String? = nil, icon: String? = nil, tint: String? = nil,
         required: Bool? = nil, defaultEnabled: Bool? = nil, path: String? = nil, updatedAt: Timestamp? = nil,

@@ -33,11 +33,13 @@ final class FixturePeer: Sendable {
     }
 
     private init(tls certificates: TestCertificates?) throws {
-        var arguments = ["python3", "-u", Self.scriptPath, "--lifetime", "120"]
+        var arguments = ["python3", "-u", Self.scriptPath, "--lifetime", "1800"]
         if let certificates {
             arguments += ["--tls", certificates.certificateFile, certificates.keyFile]
         }
         // The peer also exits when its stdin closes, so even a crashed test run leaves nothing behind.
+        // The lifetime is only a last resort: a shared peer lives as long as its suite, which on a
+        // loaded two-core machine running every suite at once can be minutes.
         child = try ChildProcess(arguments)
         isTLS = certificates != nil
         let line = child.readLine() ?? ""

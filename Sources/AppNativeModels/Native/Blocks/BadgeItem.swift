@@ -7,12 +7,14 @@ public struct BadgeItem: Sendable, Hashable, ModelEncodable {
     public var tint: String?
     public var icon: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(text: String, tint: String? = nil, icon: String? = nil) {
         self.text = text
         self.tint = tint
         self.icon = icon
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("text", text)

@@ -6,12 +6,14 @@ public struct CalloutBlock: Sendable, Hashable, ModelEncodable {
     public var title: String?
     public var text: String
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(style: ResultStyle, title: String? = nil, text: String) {
         self.style = style
         self.title = title
         self.text = text
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("style", style)

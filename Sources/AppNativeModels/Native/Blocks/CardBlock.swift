@@ -5,11 +5,13 @@ public struct CardBlock: Sendable, Hashable, ModelEncodable {
     public var title: String?
     public var blocks: [ContentBlock]
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(title: String? = nil, blocks: [ContentBlock]) {
         self.title = title
         self.blocks = blocks
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("title", title)

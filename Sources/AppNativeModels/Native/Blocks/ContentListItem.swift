@@ -10,6 +10,7 @@ public struct ContentListItem: Sendable, Hashable, ModelEncodable {
     public var image: String?
     public var action: NativeAction?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(title: String, subtitle: String? = nil, trailing: ScalarValue? = nil, icon: String? = nil, image: String? = nil, action: NativeAction? = nil) {
         self.title = title
         self.subtitle = subtitle
@@ -19,6 +20,7 @@ public struct ContentListItem: Sendable, Hashable, ModelEncodable {
         self.action = action
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("title", title)

@@ -14,6 +14,7 @@ public struct FactItem: Sendable, Hashable, ModelEncodable {
     public var icon: String?
     public var copyable: Bool?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(label: String, value: String, kind: Kind? = nil, icon: String? = nil, copyable: Bool? = nil) {
         self.label = label
         self.value = value
@@ -22,6 +23,7 @@ public struct FactItem: Sendable, Hashable, ModelEncodable {
         self.copyable = copyable
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("label", label)

@@ -7,12 +7,14 @@ public struct FileBlock: Sendable, Hashable, ModelEncodable {
     public var name: String?
     public var mime: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(url: String, name: String? = nil, mime: String? = nil) {
         self.url = url
         self.name = name
         self.mime = mime
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("url", url)

@@ -7,12 +7,14 @@ public struct HeadingBlock: Sendable, Hashable, ModelEncodable {
     public var level: Int?
     public var icon: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(text: String, level: Int? = nil, icon: String? = nil) {
         self.text = text
         self.level = level
         self.icon = icon
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("text", text)

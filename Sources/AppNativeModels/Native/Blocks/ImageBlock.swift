@@ -24,6 +24,7 @@ public struct ImageBlock: Sendable, Hashable, ModelEncodable {
     public var shape: Shape?
     public var tapToZoom: Bool?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(url: String? = nil, data: String? = nil, alt: String? = nil, caption: String? = nil, height: JSONNumber? = nil, fit: Fit? = nil, shape: Shape? = nil, tapToZoom: Bool? = nil) {
         self.url = url
         self.data = data
@@ -35,6 +36,7 @@ public struct ImageBlock: Sendable, Hashable, ModelEncodable {
         self.tapToZoom = tapToZoom
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("url", url)

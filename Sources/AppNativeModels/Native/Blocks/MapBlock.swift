@@ -12,6 +12,7 @@ public struct MapBlock: Sendable, Hashable, ModelEncodable {
     /// Points, > 0.
     public var height: JSONNumber?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(latitude: JSONNumber, longitude: JSONNumber, name: String? = nil, span: JSONNumber? = nil, height: JSONNumber? = nil) {
         self.latitude = latitude
         self.longitude = longitude
@@ -20,6 +21,7 @@ public struct MapBlock: Sendable, Hashable, ModelEncodable {
         self.height = height
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("latitude", latitude)

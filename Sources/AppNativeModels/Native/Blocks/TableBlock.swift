@@ -7,12 +7,14 @@ public struct TableBlock: Sendable, Hashable, ModelEncodable {
     public var rows: [JSONObject]
     public var caption: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(columns: [TableColumn], rows: [JSONObject], caption: String? = nil) {
         self.columns = columns
         self.rows = rows
         self.caption = caption
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("columns", columns)

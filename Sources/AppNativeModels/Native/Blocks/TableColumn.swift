@@ -7,12 +7,14 @@ public struct TableColumn: Sendable, Hashable, ModelEncodable {
     public var label: String
     public var align: TextAlignment?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(key: String, label: String, align: TextAlignment? = nil) {
         self.key = key
         self.label = label
         self.align = align
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("key", key)

@@ -11,12 +11,14 @@ public struct TextBlock: Sendable, Hashable, ModelEncodable {
     public var style: Style?
     public var align: TextAlignment?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(markdown: String, style: Style? = nil, align: TextAlignment? = nil) {
         self.markdown = markdown
         self.style = style
         self.align = align
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("markdown", markdown)

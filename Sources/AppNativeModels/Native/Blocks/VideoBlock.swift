@@ -7,11 +7,13 @@ public struct VideoBlock: Sendable, Hashable, ModelEncodable {
     /// Must start with `https://`.
     public var poster: String?
 
+    /// Memberwise, unchecked: rules are enforced when decoding untrusted JSON, not on values built in code.
     public init(url: String, poster: String? = nil) {
         self.url = url
         self.poster = poster
     }
 
+    /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("url", url)

@@ -3,32 +3,36 @@ import AppNativeModels
 
 /// Every model decoder on arbitrary bytes. The first byte picks the model, the rest is the body.
 /// Besides not crashing:
-/// - a value that decodes re-encodes (only its present keys) to JSON that decodes to the same value;
+/// - a value that decodes re-encodes (only its present keys) to JSON that decodes to the same value
+///   (for Live Activity state, whose `timerEnd` is written as Unix seconds, to the same JSON);
 /// - its response encoding (defaults written) decodes to a value with the same response encoding;
 /// - an invalid body always carries at least one issue, and its 422 body serializes and parses.
 enum ModelsHarness {
     static let decoder = ModelDecoder(maxBodyBytes: 1 << 16)
 
-    static let models: [(String, ([UInt8]) -> Void)] = [
-        ("DeviceRegistration", { check(DeviceRegistration.self, $0) }),
-        ("LocationUpdate", { check(LocationUpdate.self, $0) }),
-        ("NotificationActionReceived", { check(NotificationActionReceived.self, $0) }),
-        ("WidgetActionReceived", { check(WidgetActionReceived.self, $0) }),
-        ("WidgetOptionsRequest", { check(WidgetOptionsRequest.self, $0) }),
-        ("ApprovalDecisionReceived", { check(ApprovalDecisionReceived.self, $0) }),
-        ("LiveActivityTokenReceived", { check(LiveActivityTokenReceived.self, $0) }),
-        ("Widget", { check(Widget.self, $0) }),
-        ("WidgetFeed", { check(WidgetFeed.self, $0) }),
-        ("ApprovalFeed", { check(ApprovalFeed.self, $0) }),
-        ("NativeForm", { check(NativeForm.self, $0) }),
-        ("NativeContent", { check(NativeContent.self, $0) }),
-        ("LiveActivityState", { check(LiveActivityState.self, $0) }),
-        ("LiveActivityAttributes", { check(LiveActivityAttributes.self, $0) }),
-        ("NativeFileRef", { check(NativeFileRef.self, $0) }),
-        ("ActionData", { check(ActionData.self, $0) }),
+    static let models: [(String, @Sendable ([UInt8]) -> Void)] = [
+        ("DeviceRegistration", { roundTrip(DeviceRegistration.self, $0) }),
+        ("LocationUpdate", { roundTrip(LocationUpdate.self, $0) }),
+        ("NotificationActionReceived", { roundTrip(NotificationActionReceived.self, $0) }),
+        ("WidgetActionReceived", { roundTrip(WidgetActionReceived.self, $0) }),
+        ("WidgetOptionsRequest", { roundTrip(WidgetOptionsRequest.self, $0) }),
+        ("ApprovalDecisionReceived", { roundTrip(ApprovalDecisionReceived.self, $0) }),
+        ("LiveActivityTokenReceived", { roundTrip(LiveActivityTokenReceived.self, $0) }),
+        ("Widget", { roundTrip(Widget.self, $0) }),
+        ("WidgetFeed", { roundTrip(WidgetFeed.self, $0) }),
+        ("ApprovalFeed", { roundTrip(ApprovalFeed.self, $0) }),
+        ("NativeForm", { roundTrip(NativeForm.self, $0) }),
+        ("NativeContent", { roundTrip(NativeContent.self, $0) }),
+        ("LiveActivityState", { roundTrip(LiveActivityState.self, $0) }),
+        ("LiveActivityAttributes", { roundTrip(LiveActivityAttributes.self, $0) }),
+        ("NativeFileRef", { roundTrip(NativeFileRef.self, $0) }),
+        ("ActionData", { roundTrip(ActionData.self, $0) }),
         ("WidgetFeed lenient", checkLenientWidgetFeed),
         ("ApprovalFeed lenient", checkLenientApprovalFeed),
         ("PostedFileRef list", checkPostedFileRefs),
+        ("WidgetActionResult", { roundTrip(WidgetActionResult.self, $0) }),
+        ("ApprovalDecisionResult", { roundTrip(ApprovalDecisionResult.self, $0) }),
+        ("WidgetOptionsResult", { roundTrip(WidgetOptionsResult.self, $0) }),
     ]
 
     static func run(_ input: UnsafeRawBufferPointer) {
@@ -37,7 +41,7 @@ enum ModelsHarness {
         models[Int(selector) % models.count].1(body)
     }
 
-    static func check<Model: ModelDecodable & ModelEncodable & Equatable>(_ type: Model.Type, _ body: [UInt8]) {
+    static func roundTrip<Model: ModelDecodable & ModelEncodable & Equatable>(_ type: Model.Type, _ body: [UInt8]) {
         let model: Model
         do {
             model = try decoder.decode(Model.self, from: body)
@@ -49,7 +53,13 @@ enum ModelsHarness {
         let sparse = JSONSerializer.serialize(model.jsonValue(.presentKeysOnly))
         do {
             let again = try decoder.decode(Model.self, from: sparse)
-            check(again == model, "\(Model.self): present-keys round trip changes the value")
+            if model is LiveActivityState {
+                // `timerEnd` goes out as Unix seconds: the instant survives, the written offset does not.
+                check(again.jsonValue(.presentKeysOnly) == model.jsonValue(.presentKeysOnly),
+                    "\(Model.self): present-keys round trip is not stable")
+            } else {
+                check(again == model, "\(Model.self): present-keys round trip changes the value")
+            }
         } catch {
             failCheck("\(Model.self): present-keys encoding is refused: \(error.issues)")
         }

@@ -1,0 +1,4 @@
+/// Where a `photo` field takes pictures from (`models.md` §2.2); the app uses `both` when unset.
+public enum PhotoSource: String, Sendable, Hashable, CaseIterable, WireEnum {
+    case camera, library, both
+}

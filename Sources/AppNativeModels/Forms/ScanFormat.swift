@@ -1,0 +1,4 @@
+/// Output format of a `scan` field.
+public enum ScanFormat: String, Sendable, Hashable, CaseIterable, WireEnum {
+    case jpeg, pdf
+}

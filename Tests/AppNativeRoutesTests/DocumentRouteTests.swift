@@ -1,0 +1,154 @@
+import AppNativeJSON
+import AppNativeModels
+import AppNativeRoutes
+import AppNativeTesting
+import Testing
+
+/// `POST {p}/documents` (routes.md §2.8).
+@Suite struct DocumentRouteTests {
+    /// Every row of the "reference returned by the callback → response" table.
+    @Test(arguments: [
+        (nil, #"{"ok":true}"#),
+        ("s", #"{"ok":true,"id":"s"}"#),
+        (42, #"{"ok":true,"id":42}"#),
+        (0, #"{"ok":true,"id":0}"#),
+        (-7, #"{"ok":true,"id":-7}"#),
+        (true, #"{"ok":true}"#),
+        (false, #"{"ok":true}"#),
+        ("", #"{"ok":true}"#),
+        (["id": "x"], #"{"ok":true,"id":"x"}"#),
+        (["id": 9, "other": "y"], #"{"ok":true,"id":9}"#),
+        (["id": true], #"{"ok":true}"#),
+        (["id": ""], #"{"ok":true}"#),
+        (["name": "x"], #"{"ok":true}"#),
+        (["id": ["id": "x"]], #"{"ok":true}"#),
+        (1.5, #"{"ok":true}"#),
+        (["a", "b"], #"{"ok":true}"#),
+        (.null, #"{"ok":true}"#),
+    ] as [(JSONValue?, String)])
+    func referenceTable(reference: JSONValue?, expected: String) async throws {
+        try await withRoutes(callbacks: recordingCallbacks(Recorder(), documentReference: reference)) { port in
+            let response = try await postDocument(port, MultipartBody.upload())
+            #expect(response.status == 200, "\(String(describing: reference))")
+            #expect(response.bodyText == expected, "\(String(describing: reference))")
+        }
+    }
+
+    @Test(arguments: ["[1]", #""x""#, "null", "42", "{broken", "[]", "true"])
+    func contextMustBeAnObject(context: String) async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder)) { port in
+            let response = try await postDocument(port, MultipartBody.upload(fields: [("context", context)]))
+            #expect(response.status == 422, "\(context)")
+            #expect(response.bodyText == #"{"detail":"`context` must be a JSON object"}"#, "\(context)")
+            #expect(recorder.calls.isEmpty)
+        }
+    }
+
+    @Test(arguments: ["", "   ", "\t\r\n "])
+    func blankContextIsAbsent(context: String) async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder)) { port in
+            let response = try await postDocument(port, MultipartBody.upload(fields: [("context", context)]))
+            #expect(response.status == 200)
+            let upload = try #require(recorder.last?.body as? DocumentUpload)
+            #expect(upload.metadata.context == nil)
+        }
+    }
+
+    @Test(arguments: [
+        ("../../etc/passwd", "passwd"),
+        ("C:\\temp\\scan.jpg", "scan.jpg"),
+        ("..", "upload"),
+        ("a/..", "upload"),
+        ("", "upload"),
+        (".", "upload"),
+        ("dir/sub/", "sub"),
+        ("plain.pdf", "plain.pdf"),
+    ])
+    func filenameIsSanitised(sent: String, received: String) async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder)) { port in
+            let response = try await postDocument(port, MultipartBody.upload(filename: sent))
+            #expect(response.status == 200, "\(sent)")
+            let upload = try #require(recorder.last?.body as? DocumentUpload)
+            #expect(upload.filename == received, "\(sent)")
+        }
+    }
+
+    @Test func contentTypeDefaultsToOctetStream() async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder)) { port in
+            _ = try await postDocument(port, MultipartBody.upload(contentType: nil))
+            let upload = try #require(recorder.last?.body as? DocumentUpload)
+            #expect(upload.contentType == "application/octet-stream")
+        }
+    }
+
+    @Test func exactlyMaxBytesIsAcceptedOneMoreIs413() async throws {
+        let recorder = Recorder()
+        let limits = NativeRouteLimits(maxDocumentBytes: 100_000)
+        try await withRoutes(callbacks: recordingCallbacks(recorder), limits: limits) { port in
+            let exact = [UInt8](repeating: 0x41, count: 100_000)
+            let accepted = try await postDocument(port, MultipartBody.upload(content: exact))
+            #expect(accepted.status == 200)
+            #expect((recorder.last?.body as? DocumentUpload)?.content == exact)
+            let refused = try await postDocument(port, MultipartBody.upload(content: exact + [0x42]))
+            #expect(refused.status == 413)
+            #expect(refused.bodyText == #"{"detail":"Document too large"}"#)
+            #expect(recorder.calls.count == 1)
+        }
+    }
+
+    @Test func defaultMaxBytesIs25MiB() {
+        #expect(NativeRouteLimits().maxDocumentBytes == 26_214_400)
+    }
+
+    @Test func contextIsCheckedBeforeSize() async throws {
+        let limits = NativeRouteLimits(maxDocumentBytes: 10)
+        try await withRoutes(callbacks: recordingCallbacks(Recorder()), limits: limits) { port in
+            // The context part comes after the oversized file: still 422, as the contract orders.
+            var body = MultipartBody()
+            body.field("device_id", "d1")
+            body.file(filename: "big.bin", content: [UInt8](repeating: 1, count: 50))
+            body.field("context", "[1]")
+            let response = try await postDocument(port, body.finished())
+            #expect(response.status == 422)
+            #expect(response.bodyText == #"{"detail":"`context` must be a JSON object"}"#)
+        }
+    }
+
+    @Test func missingFileOrDeviceIDIs422() async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder)) { port in
+            let noDevice = try await postDocument(port, MultipartBody.upload(deviceID: nil))
+            #expect(noDevice.status == 422)
+            #expect(try locations(noDevice.bodyText) == [["body", "device_id"]])
+            let emptyDevice = try await postDocument(port, MultipartBody.upload(deviceID: ""))
+            #expect(try locations(emptyDevice.bodyText) == [["body", "device_id"]])
+            var textOnly = MultipartBody()
+            textOnly.field("device_id", "d1")
+            textOnly.field("file", "not a file part")
+            let noFile = try await postDocument(port, textOnly.finished())
+            #expect(noFile.status == 422)
+            #expect(try locations(noFile.bodyText) == [["body", "file"]])
+            let notMultipart = try await post(port, "/api/documents", json: #"{"device_id":"d1"}"#)
+            #expect(notMultipart.status == 422)
+            #expect(try locations(notMultipart.bodyText) == [["body", "file"], ["body", "device_id"]])
+            #expect(recorder.calls.isEmpty)
+        }
+    }
+
+    @Test func malformedMultipartIs400() async throws {
+        try await withRoutes(callbacks: recordingCallbacks(Recorder())) { port in
+            var body = MultipartBody()
+            body.field("device_id", "d1")
+            let truncated = try await postDocument(port, body.bytes)
+            #expect(truncated.status == 400)
+        }
+    }
+
+    private func locations(_ body: String) throws -> [JSONValue] {
+        try #require(try json(body).objectValue?["detail"]?.arrayValue).compactMap { $0.objectValue?["loc"] }
+    }
+}
