@@ -1,7 +1,7 @@
 """Cross-file checks of deploy/ that no generic linter makes (run by scripts/validate-deploy.sh).
 
-- every setting named in a manifest is a real setting (docs/configuration.md, plus the APNs and
-  push-API settings that are being added), so a typo cannot silently fall back to a default;
+- every setting named in a manifest is a real setting (docs/configuration.md), so a typo cannot
+  silently fall back to a default;
 - secrets (the settings marked "(secret)") only come from a Secret / secretRef / the env file,
   never from the ConfigMap or a plain ARM value, and the Secret template lists all of them;
 - the stop deadlines of Kubernetes, systemd and Container Apps outlast the gateway's drain;
@@ -27,16 +27,8 @@ def problem(where: str, message: str) -> None:
     problems.append(f"{where}: {message}")
 
 
-# Settings announced for the push issue, not yet in docs/configuration.md (secret or not).
-UPCOMING = {
-    "APNS_KEY": True, "APNS_KEY_ID": False, "APNS_TEAM_ID": False, "APNS_BUNDLE_ID": False,
-    "APNS_USE_SANDBOX": False, "PUSH_API_KEYS": True, "PUSH_API_LISTEN": False,
-    "PUSH_MAX_BATCH": False, "DEAD_TOKEN_WEBHOOK_URL": False,
-}
-
-
 def known_settings() -> dict[str, bool]:
-    settings: dict[str, bool] = dict(UPCOMING)
+    settings: dict[str, bool] = {}
     text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     for match in re.finditer(r"^\| `([A-Z0-9_<>]+)`( \(secret\))? \|", text, re.MULTILINE):
         settings[match.group(1)] = match.group(2) is not None
@@ -89,6 +81,10 @@ for name in secret:
 for name in sorted(SECRETS - set(secret)):
     problem("kubernetes/secret.example.yaml", f"secret setting {name} missing from the template")
 
+if "PUSH_API_KEYS" in secret:
+    for name in ("APNS_KEY_ID", "APNS_TEAM_ID", "APNS_BUNDLE_ID"):
+        if name not in config:
+            problem("kubernetes/configmap.yaml", f"{name} is required with PUSH_API_KEYS")
 deployment = k8s[("Deployment", "app-native-gateway")]
 pod = deployment["spec"]["template"]
 pod_labels = pod["metadata"]["labels"]
@@ -105,7 +101,7 @@ if container["readinessProbe"]["httpGet"]["path"] != "/readyz":
     problem("kubernetes/deployment.yaml", "readiness must probe /readyz (ready once the JWKS is loaded)")
 if container["livenessProbe"]["httpGet"]["path"] != "/healthz":
     problem("kubernetes/deployment.yaml", "liveness must probe /healthz")
-for key, name in (("LISTEN", "http"), ("ADMIN_LISTEN", "admin"), ("PUSH_API_LISTEN", "push")):
+for key, name in (("LISTEN", "http"), ("ADMIN_LISTEN", "admin")):
     if port_of(config[key]) != ports.get(name):
         problem("kubernetes/configmap.yaml", f"{key} port differs from the container port named {name}")
 if not config["ADMIN_LISTEN"].startswith("0.0.0.0:"):
@@ -134,8 +130,9 @@ for (kind, name), document in k8s.items():
         for port in spec["ports"]:
             if port["targetPort"] not in ports:
                 problem(f"kubernetes Service/{name}", f"targetPort {port['targetPort']} is not a container port name")
-        if any(port["targetPort"] == "admin" for port in spec["ports"]):
-            problem(f"kubernetes Service/{name}", "the admin listener must not be behind a Service")
+        # The admin listener (probes, metrics, push API) may only be behind the push Service.
+        if name != "app-native-gateway-push" and any(port["targetPort"] == "admin" for port in spec["ports"]):
+            problem(f"kubernetes Service/{name}", "the admin listener must not be behind the client Service")
 hpa = k8s[("HorizontalPodAutoscaler", "app-native-gateway")]["spec"]
 if hpa["minReplicas"] < 3 or hpa["scaleTargetRef"]["name"] != "app-native-gateway":
     problem("kubernetes/hpa.yaml", "minReplicas < 3 or wrong target")

@@ -6,6 +6,8 @@
 #   nginx -t, caddy validate      the forward-auth examples, in a temporary prefix
 #   systemd-analyze verify        the unit, plus `security --offline` under an exposure threshold
 #   check_consistency.py          settings, secrets, deadlines, ports and selectors across files
+#   check_config.py               `app-native-gateway config check` on each template (placeholders
+#                                 refused, filled-in values accepted), when a built gateway exists
 # The PyPI tools (pinned in deploy/requirements-validate.txt) go into a venv under .build/, made
 # with Debian's /usr/bin/python3 and reused while the requirements file is unchanged; pip's own
 # cache makes a rebuilt venv quick. Exit 0 only if every step passed; a step is skipped only when
@@ -209,6 +211,14 @@ fi
 step "ARM template is JSON" "$py" -m json.tool "$deploy/azure/azuredeploy.json" /dev/null
 step "ARM parameters example is JSON" "$py" -m json.tool "$deploy/azure/azuredeploy.parameters.example.json" /dev/null
 step "consistency across deploy/" "$py" "$deploy/check_consistency.py" "$root"
+
+# --- the gateway's own validation of each template's configuration --------------------------
+gateway="${APPNATIVE_GATEWAY_BINARY:-$root/.build/debug/app-native-gateway}"
+if [ -x "$gateway" ]; then
+  step "app-native-gateway config check on the templates" "$py" "$deploy/check_config.py" "$root" "$gateway"
+else
+  skip "app-native-gateway config check" "no built gateway at $gateway (swift build, or set APPNATIVE_GATEWAY_BINARY)"
+fi
 
 echo
 echo "validate-deploy summary — steps passed $passed, failed $failed, skipped $skipped"
