@@ -1,4 +1,5 @@
 import AppNativeHTTP
+import AppNativeTesting
 import Testing
 
 /// `forwardingHead` against the vectors' `forwarding` expectations, plus a round trip: what is

@@ -1,4 +1,5 @@
 import AppNativeHTTP
+import AppNativeTesting
 import Testing
 
 /// Differential check on inputs nobody wrote by hand: every vector, mutated at random (seeded),

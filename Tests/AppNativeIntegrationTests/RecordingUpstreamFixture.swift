@@ -98,5 +98,5 @@ struct UpstreamLog: Decodable, Sendable {
 
 /// The bytes of Latin-1 text, one per character (the vectors' encoding).
 func latin1Bytes(_ text: String) -> [UInt8] {
-    text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
+    HTTPRequestVector.latin1Bytes(text)
 }

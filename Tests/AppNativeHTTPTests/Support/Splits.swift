@@ -1,3 +1,4 @@
+import AppNativeTesting
 /// The ways a test feeds one input to a parser (STYLE.md §6): whole, byte by byte, split in two
 /// at every boundary, and random chunk sizes from a fixed seed.
 struct Split: Sendable, CustomStringConvertible {
@@ -55,10 +56,7 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// Bytes of a string whose characters are all U+0000…U+00FF (the vectors' Latin-1 rule).
 func latin1Bytes(_ text: String) -> [UInt8] {
-    text.unicodeScalars.map { scalar in
-        precondition(scalar.value <= 0xFF, "not a Latin-1 string")
-        return UInt8(scalar.value)
-    }
+    HTTPRequestVector.latin1Bytes(text)
 }
 
 /// The string whose scalars are these bytes.
