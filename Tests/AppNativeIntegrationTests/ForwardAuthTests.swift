@@ -34,8 +34,10 @@ struct ForwardAuthTests {
                   auth_request /_verify;
                   auth_request_set $user_id $upstream_http_x_appnative_user_id;
                   auth_request_set $user_email $upstream_http_x_appnative_user_email;
+                  auth_request_set $user_roles $upstream_http_x_appnative_user_roles;
                   proxy_set_header X-AppNative-User-Id $user_id;
                   proxy_set_header X-AppNative-User-Email $user_email;
+                  proxy_set_header X-AppNative-User-Roles $user_roles;
                   proxy_pass http://127.0.0.1:\(upstreamPort);
                 }
               }
@@ -53,11 +55,17 @@ struct ForwardAuthTests {
               storage file_system \(directory.path)
             }
             http://127.0.0.1:\(port) {
-              forward_auth 127.0.0.1:\(gatewayPort) {
-                uri /.auth/verify
-                copy_headers X-AppNative-User-Id X-AppNative-User-Email
+              route {
+                # A header the gateway does not send (no roles) would otherwise pass as the client sent it.
+                request_header -X-AppNative-User-Id
+                request_header -X-AppNative-User-Email
+                request_header -X-AppNative-User-Roles
+                forward_auth 127.0.0.1:\(gatewayPort) {
+                  uri /.auth/verify
+                  copy_headers X-AppNative-User-Id X-AppNative-User-Email X-AppNative-User-Roles
+                }
+                reverse_proxy 127.0.0.1:\(upstreamPort)
               }
-              reverse_proxy 127.0.0.1:\(upstreamPort)
             }
             """
         try caddyfile.write(to: directory.appendingPathComponent("Caddyfile"), atomically: true, encoding: .utf8)
@@ -90,10 +98,14 @@ struct ForwardAuthTests {
         let anonymous = try await blocking { try RawHTTPClient.get(port: port, "/echo/x") }
         #expect(anonymous.status == 401, "\(front)")
         let token = try ProxyFixture.devProvider().token(issuedAt: Date().timeIntervalSince1970)
-        let signedIn = try await blocking { try RawHTTPClient.get(port: port, "/echo/x", headers: ["Authorization": "Bearer \(token)"]) }
+        // The dev user has no roles, so the gateway sends no roles header: a forged one must not pass.
+        let forged = ["Authorization": "Bearer \(token)", "X-AppNative-User-Roles": "admin", "X-AppNative-User-Id": "mallory"]
+        let signedIn = try await blocking { try RawHTTPClient.get(port: port, "/echo/x", headers: forged) }
         #expect(signedIn.status == 200, "\(front)")
         let headers = try ProxyFixture.echoedHeaders(signedIn)
         #expect(headers.first { $0.0 == "x-appnative-user-id" }?.1 == DevIdentityProvider.User().objectID, "\(front)")
         #expect(headers.first { $0.0 == "x-appnative-user-email" }?.1 == "dev.user@example.com", "\(front)")
+        #expect(headers.filter { $0.0 == "x-appnative-user-id" }.count == 1, "\(front)")
+        #expect(!headers.contains { $0.0 == "x-appnative-user-roles" && !$0.1.isEmpty }, "\(front): a forged roles header passed")
     }
 }

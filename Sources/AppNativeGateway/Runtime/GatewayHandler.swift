@@ -362,6 +362,12 @@ final class GatewayHandler: HTTPExchangeHandler {
             // 200 with the identity headers, or the rejection.
             authenticate(exchange) { [self] identity, _ in
                 var headers = identityHeaders(identity)
+                // Every header of the profile, empty when the identity has no value: a front proxy
+                // copying a header the answer lacks would otherwise pass on whatever the client sent
+                // under that name, or (Caddy 2.6) its own unreplaced placeholder text.
+                for name in Self.optionalIdentityHeaders[settings.profile] ?? [] where !headers.contains(name) {
+                    headers.add(name: name, value: "")
+                }
                 headers.add(name: "Cache-Control", value: "no-store")
                 headers.add(name: "Content-Length", value: "0")
                 exchange.respond(status: 200, headers: headers)
@@ -370,6 +376,12 @@ final class GatewayHandler: HTTPExchangeHandler {
             exchange.respondJSONError(status: 404, detail: "Not Found")
         }
     }
+
+    /// Identity headers a profile sends only when the identity has the value.
+    static let optionalIdentityHeaders: [IdentityHeaders.Profile: [String]] = [
+        .gateway: ["X-AppNative-User-Name", "X-AppNative-User-UPN", "X-AppNative-User-Roles"],
+        .oauth2Proxy: ["X-Forwarded-Groups"],
+    ]
 
     static func meDocument(_ identity: VerifiedIdentity) -> String {
         let user = identity.user
