@@ -11,6 +11,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
     private let accessLog: AccessLog
     private let errors: [ErrorCause: Counter]
     private var active: [ObjectIdentifier: ProxyExchange] = [:]
+    private let requestIDs = RequestIDGenerator()
 
     enum ErrorCause: String, CaseIterable {
         case connectFailed = "upstream_connect"
@@ -55,7 +56,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         keepsAuthorization: Bool = true
     ) {
         let request = exchange.request
-        let requestID = RequestID.resolve(from: request.headers)
+        let requestID = RequestID.resolve(from: request.headers, generator: requestIDs)
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
         var head = request.forwardingHead(
             framing: exchange.framing,
@@ -93,7 +94,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         let proxy = active.removeValue(forKey: ObjectIdentifier(exchange))
         accessLog.record(
             exchange,
-            requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers),
+            requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers, generator: requestIDs),
             upstreamNanoseconds: proxy?.upstreamDuration,
             extra: exchange.logFields
         )
