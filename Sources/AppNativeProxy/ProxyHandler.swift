@@ -84,7 +84,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
             if !remaining.isEmpty { head.headers.add(name: "Cookie", value: remaining.joined(separator: "; ")) }
         }
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
-        for field in extraHeaders { head.headers.add(name: field.name, value: field.value) }
+        head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID)
         active[ObjectIdentifier(exchange)] = proxy
         proxy.start()
