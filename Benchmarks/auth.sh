@@ -2,6 +2,8 @@
 # Token and cookie verification benchmark (issue "Foundation").
 # Runs `openssl speed` and the AuthBench micro-benchmark in the same run, one core each, and
 # prints the ratio of uncached RS256 verifications per second to OpenSSL's own verify/s.
+# Both divide by CPU time (openssl speed's default, AuthBench via CLOCK_THREAD_CPUTIME_ID), so a
+# shared machine slows the run down but does not skew the ratio.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${SECONDS_PER_CASE:-3}"

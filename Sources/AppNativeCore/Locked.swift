@@ -1,7 +1,7 @@
 #if APPNATIVE_PTHREAD_LOCKS
 import Glibc
 #else
-import Synchronization
+public import Synchronization
 #endif
 
 /// Shared mutable state behind a lock (STYLE.md §5).
@@ -12,8 +12,8 @@ import Synchronization
 public final class Locked<Value: ~Copyable>: Sendable {
     #if APPNATIVE_PTHREAD_LOCKS
     // The pthread mutex guards `value`; both are only touched inside `withLock`.
-    private nonisolated(unsafe) let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private nonisolated(unsafe) var value: Value
+    @usableFromInline nonisolated(unsafe) let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    @usableFromInline nonisolated(unsafe) var value: Value
 
     public init(_ value: consuming sending Value) {
         self.value = value
@@ -25,6 +25,7 @@ public final class Locked<Value: ~Copyable>: Sendable {
         mutex.deallocate()
     }
 
+    @inlinable
     public func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
@@ -33,12 +34,13 @@ public final class Locked<Value: ~Copyable>: Sendable {
         return try body(&value)
     }
     #else
-    private let mutex: Mutex<Value>
+    @usableFromInline let mutex: Mutex<Value>
 
     public init(_ value: consuming sending Value) {
         mutex = Mutex(value)
     }
 
+    @inlinable
     public func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {

@@ -210,6 +210,41 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         }
     }
 
+    /// Removes every field whose name bytes satisfy `shouldRemove`: no `String` is built, for
+    /// checks that run on every field of every request.
+    public mutating func removeAll(whereName shouldRemove: (UnsafeBufferPointer<UInt8>) -> Bool) {
+        removeEntries { storage, entry in shouldRemove(Self.nameBytes(storage, entry)) }
+    }
+
+    /// Removes every field named like one of `names` (ASCII case-insensitive), in one pass.
+    public mutating func remove(anyOf names: [[UInt8]]) {
+        removeEntries { storage, entry in
+            let name = Self.nameBytes(storage, entry)
+            for query in names where query.count == name.count {
+                if query.withUnsafeBufferPointer({ Self.equalsIgnoringCase(name, $0) }) { return true }
+            }
+            return false
+        }
+    }
+
+    /// Appends every field of `other` in order. Its names and values were validated and
+    /// normalised when they were added, so they are copied as bytes.
+    public mutating func append(contentsOf other: HTTPHeaders) {
+        guard !other.entries.isEmpty else { return }
+        let offset = bytes.count
+        precondition(offset + other.bytes.count <= Int(UInt32.max), "HTTP field section larger than 4 GiB")
+        let shift = UInt32(offset)
+        bytes.append(contentsOf: other.bytes)
+        entries.reserveCapacity(entries.count + other.entries.count)
+        for entry in other.entries {
+            entries.append(
+                Entry(
+                    nameStart: entry.nameStart + shift, nameEnd: entry.nameEnd + shift,
+                    valueStart: entry.valueStart + shift, valueEnd: entry.valueEnd + shift,
+                    hasHighBytes: entry.hasHighBytes))
+        }
+    }
+
     /// Reserves room for `count` fields.
     public mutating func reserveCapacity(_ count: Int) {
         entries.reserveCapacity(count)

@@ -25,7 +25,18 @@ struct BytewiseString: Hashable {
     static func same(_ lhs: String, _ rhs: String) -> Bool {
         // Equal bytes imply canonical equivalence, so `==` (a few integer compares for short ASCII
         // strings) rules out almost every mismatch; the byte comparison only confirms a match.
-        guard lhs.utf8.count == rhs.utf8.count, lhs == rhs else { return false }
-        return lhs.utf8.elementsEqual(rhs.utf8)
+        let left = lhs.utf8, right = rhs.utf8
+        guard left.count == right.count else { return false }
+        // Native strings (and small ones) expose their UTF-8 directly: one byte loop, no
+        // normalisation and no generic iteration.
+        let compared: Bool?? = left.withContiguousStorageIfAvailable { l in
+            right.withContiguousStorageIfAvailable { r in
+                for index in 0..<l.count where l[index] != r[index] { return false }
+                return true
+            }
+        }
+        if case let result?? = compared { return result }
+        guard lhs == rhs else { return false }
+        return left.elementsEqual(right)
     }
 }

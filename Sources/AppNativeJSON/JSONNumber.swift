@@ -78,6 +78,23 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Underflow is not an error: `1e-999` reads as `0`, as IEEE 754 rounding gives.
     public var double: Double? {
+        // Fast path: a plain non-negative integer of at most 15 digits is exactly representable,
+        // so converting its integer value gives the same Double as parsing the text (NumericDate
+        // claims are always this shape).
+        let utf8 = text.utf8
+        if utf8.count <= 15 {
+            let exact: Double?? = utf8.withContiguousStorageIfAvailable { bytes -> Double? in
+                guard !bytes.isEmpty else { return nil }
+                var value: Int64 = 0
+                for byte in bytes {
+                    let digit = byte &- UInt8(ascii: "0")
+                    guard digit < 10 else { return nil }
+                    value = value &* 10 &+ Int64(digit)
+                }
+                return Double(value)
+            }
+            if case let value?? = exact { return value }
+        }
         guard let value = Double(text), value.isFinite else { return nil }
         return value
     }

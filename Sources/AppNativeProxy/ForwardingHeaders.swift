@@ -7,6 +7,7 @@ public import AppNativeServer
 /// replaced, so a client cannot claim another address, scheme or host.
 public enum ForwardingHeaders: Sendable {
     public static let names = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded", "X-Real-IP"]
+    private static let nameBytes = names.map { Array($0.utf8) }
 
     /// - Parameter host: the Host the request is forwarded with (from an absolute-form target's
     ///   authority, else the received Host).
@@ -25,14 +26,18 @@ public enum ForwardingHeaders: Sendable {
         let proto = isTrusted ? (original.first("X-Forwarded-Proto") ?? (isSecure ? "https" : "http")) : (isSecure ? "https" : "http")
         // The host the request is for: an absolute-form target's authority wins over Host (RFC 9112 §3.2.2).
         let host = isTrusted ? (original.first("X-Forwarded-Host") ?? requestHost) : requestHost
-        for name in names { headers.remove(name) }
+        headers.remove(anyOf: nameBytes)
         headers.add(name: "X-Forwarded-For", value: incomingFor.isEmpty ? peerHost : incomingFor + ", " + peerHost)
         headers.add(name: "X-Forwarded-Proto", value: proto)
         if let host { headers.add(name: "X-Forwarded-Host", value: host) }
-        let node = peer?.family == .inet6 ? "\"[\(peerHost)]\"" : peerHost
-        var element = "for=\(node);proto=\(proto)"
-        if let host, host.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" && $0 != ";" && $0 != "," }) {
-            element += ";host=\(host.contains(":") ? "\"\(host)\"" : host)"
+        var element = "for="
+        if peer?.family == .inet6 { element += "\"[" + peerHost + "]\"" } else { element += peerHost }
+        element += ";proto=" + proto
+        // Bytes, not Characters: no grapheme breaking or Unicode property lookups per request.
+        // ASCII without White_Space (09–0D, 20), quote, `;` or `,`: the same set as the Character
+        // test (a CRLF grapheme is whitespace; any non-ASCII Character is refused).
+        if let host, host.utf8.allSatisfy({ $0 < 0x80 && !(0x09...0x0D).contains($0) && $0 != 0x20 && $0 != 0x22 && $0 != 0x3B && $0 != 0x2C }) {
+            element += host.utf8.contains(0x3A) ? ";host=\"" + host + "\"" : ";host=" + host
         }
         headers.add(name: "Forwarded", value: incomingForwarded.isEmpty ? element : incomingForwarded + ", " + element)
     }

@@ -40,26 +40,49 @@ public enum IdentityHeaders: Sendable {
         "X-Amzn-Oidc-", "Cf-Access-Authenticated-User-Email", "Cf-Access-Jwt-Assertion",
     ]
 
-    /// `forgedNames` lower-cased once: exact names, and prefixes (those ending in `-`).
-    private static let forgedExact: Set<String> = Set(forgedNames.filter { !$0.hasSuffix("-") }.map { $0.lowercased() })
-    private static let forgedPrefixes: [String] = forgedNames.filter { $0.hasSuffix("-") }.map { $0.lowercased() }
+    /// `forgedNames` lower-cased once, as bytes: exact names, and prefixes (those ending in `-`).
+    private static let forgedPatterns: [(bytes: [UInt8], isPrefix: Bool)] = forgedNames.map { name in
+        (Array(name.lowercased().utf8), name.hasSuffix("-"))
+    }
 
-    /// Whether `name` is (or starts with) one of the forged names. Runs for every request field:
-    /// one lower-casing, one set lookup, a few prefix checks.
+    /// Whether `name` is (or starts with) one of the forged names. Runs for every request field.
     public static func isIdentityHeader(_ name: String) -> Bool {
-        let normalized = name.lowercased().replacingUnderscores()
-        if forgedExact.contains(normalized) { return true }
-        if forgedPrefixes.contains(where: { normalized.hasPrefix($0) }) { return true }
-        // An exact name extended with `-…` counts too (`X-MS-CLIENT-PRINCIPAL-ID`, `X-Remote-User-Id`).
-        for index in normalized.indices where normalized[index] == "-" {
-            if forgedExact.contains(String(normalized[..<index])) { return true }
+        var name = name
+        return name.withUTF8 { isIdentityHeader(bytes: $0) }
+    }
+
+    /// `isIdentityHeader` on a field name's bytes: ASCII lower-casing with `_` read as `-`,
+    /// byte by byte, without building strings (field names are tokens, so ASCII).
+    static func isIdentityHeader(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let firstByte = name.first else { return false }
+        let first = normalized(firstByte)
+        for pattern in forgedPatterns where pattern.bytes[0] == first && name.count >= pattern.bytes.count {
+            let matches = pattern.bytes.withUnsafeBufferPointer { bytes in
+                for index in 1..<bytes.count where normalized(name[index]) != bytes[index] { return false }
+                return true
+            }
+            guard matches else { continue }
+            // A prefix matches as it is; an exact name also when extended with `-…`
+            // (`X-MS-CLIENT-PRINCIPAL-ID`, `X-Remote-User-Id`), never `X-Username`.
+            if pattern.isPrefix || name.count == pattern.bytes.count
+                || normalized(name[pattern.bytes.count]) == UInt8(ascii: "-")
+            {
+                return true
+            }
         }
         return false
     }
 
+    /// ASCII lower case, with `_` read as `-`.
+    @inline(__always)
+    private static func normalized(_ byte: UInt8) -> UInt8 {
+        if byte == UInt8(ascii: "_") { return UInt8(ascii: "-") }
+        return byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+    }
+
     /// Removes every identity header a client could have sent.
     public static func removeForged(from headers: inout HTTPHeaders) {
-        headers.removeAll { isIdentityHeader($0.name) }
+        headers.removeAll(whereName: isIdentityHeader(bytes:))
     }
 
     /// The headers of `profile` for a verified identity.
@@ -158,10 +181,5 @@ public enum IdentityHeaders: Sendable {
     }
 }
 
-extension String {
-    fileprivate func replacingUnderscores() -> String {
-        String(map { $0 == "_" ? "-" : $0 })
-    }
-}
 
 import Foundation

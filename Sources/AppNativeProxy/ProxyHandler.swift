@@ -11,6 +11,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
     private let accessLog: AccessLog
     private let errors: [ErrorCause: Counter]
     private var active: [ObjectIdentifier: ProxyExchange] = [:]
+    private let requestIDs = RequestIDGenerator()
 
     enum ErrorCause: String, CaseIterable {
         case connectFailed = "upstream_connect"
@@ -62,7 +63,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
     ) {
         let pool = pool ?? self.pool
         let request = exchange.request
-        let requestID = requestID ?? RequestID.resolve(from: request.headers)
+        let requestID = requestID ?? RequestID.resolve(from: request.headers, generator: requestIDs)
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
         var head = request.forwardingHead(
             framing: exchange.framing,
@@ -91,7 +92,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
             if !remaining.isEmpty { head.headers.add(name: "Cookie", value: remaining.joined(separator: "; ")) }
         }
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
-        for field in extraHeaders { head.headers.add(name: field.name, value: field.value) }
+        head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(
             exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID, mediation: mediation
         )
@@ -103,7 +104,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         let proxy = active.removeValue(forKey: ObjectIdentifier(exchange))
         accessLog.record(
             exchange,
-            requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers),
+            requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers, generator: requestIDs),
             upstreamNanoseconds: proxy?.upstreamDuration,
             extra: exchange.logFields
         )

@@ -117,14 +117,26 @@ final class UpstreamConnection: EventHandler {
             flush()
         }
         if events.contains(.writable) { flush() }
-        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) { readAvailable() }
+        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
+            mayHaveInput = true
+            if !events.isDisjoint(with: [.peerClosed, .hangUp, .error]) { isPeerClosing = true }
+            readAvailable()
+        }
     }
 
+    /// See `ServerConnection.mayHaveInput`: a short plain-TCP read means drained under edge
+    /// triggering, so the next recv would only return EAGAIN.
+    private var mayHaveInput = true
+    private var isPeerClosing = false
+
     private func readAvailable() {
-        while !isClosed && !isReadingPaused {
+        while !isClosed && !isReadingPaused && mayHaveInput {
             let result = pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
             switch result {
             case .transferred(let received):
+                if received < pool.scratch.count && !isPeerClosing && transport.shortReadDrainsSocket {
+                    mayHaveInput = false
+                }
                 pool.scratch.withUnsafeBytes { process(UnsafeRawBufferPointer(rebasing: $0[..<received])) }
             case .wouldBlock:
                 // TLS may be waiting to write (handshake): give queued output a chance.

@@ -53,9 +53,20 @@ final class ServerConnection: EventHandler {
 
     // MARK: Events
 
+    /// Whether the socket may hold unread bytes: set by a readiness event, cleared by a short
+    /// read (plain TCP) or EAGAIN. Edge-triggered epoll reports every later arrival, so a short
+    /// read means drained, as nginx assumes; this saves the recv that would only return EAGAIN.
+    private var mayHaveInput = true
+    /// The peer's FIN or an error was reported: read until recv returns 0 or fails.
+    private var isPeerClosing = false
+
     func handle(events: IOEvents) {
         if events.contains(.writable) { flush() }
-        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) { readAvailable() }
+        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
+            mayHaveInput = true
+            if !events.isDisjoint(with: [.peerClosed, .hangUp, .error]) { isPeerClosing = true }
+            readAvailable()
+        }
     }
 
     private var wantsToRead: Bool {
@@ -71,10 +82,13 @@ final class ServerConnection: EventHandler {
     }
 
     private func readAvailable() {
-        while wantsToRead {
+        while wantsToRead && mayHaveInput {
             let result = context.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
             switch result {
             case .transferred(let received):
+                if received < context.scratch.count && !isPeerClosing && transport.shortReadDrainsSocket {
+                    mayHaveInput = false
+                }
                 if deadlinePhase == .keepAlive { setDeadline(.head) }
                 if deadlinePhase == .body { setDeadline(.body) }
                 consume(count: received)

@@ -63,6 +63,7 @@ public final class RawHTTPClient {
         parser.expectResponse(to: method)
         var head: HTTPResponseHead?
         var body = [UInt8]()
+        var sawInterim = false
         while true {
             // Parse until the parser needs more input; an empty buffer can still complete a message.
             while true {
@@ -73,6 +74,7 @@ public final class RawHTTPClient {
                 switch step.event {
                 case .head(let received, _)?:
                     if (100..<200).contains(received.status) && received.status != 101 {
+                        sawInterim = true
                         parser.expectResponse(to: method)
                         continue
                     }
@@ -81,7 +83,14 @@ public final class RawHTTPClient {
                 case .body?:
                     body += chunk
                 case .end?:
-                    guard let head else { throw Failure(description: "end without head") }
+                    guard let head else {
+                        // The end of a 1xx interim response: the final response follows.
+                        if sawInterim {
+                            parser.expectResponse(to: method)
+                            continue
+                        }
+                        throw Failure(description: "end without head")
+                    }
                     return Response(head: head, body: body)
                 case nil:
                     break

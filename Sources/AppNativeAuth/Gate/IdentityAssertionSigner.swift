@@ -36,12 +36,24 @@ public final class IdentityAssertionSigner: Sendable {
 
     /// The assertion for `identity`, fresh or reused.
     public func assertion(for identity: VerifiedIdentity) -> String {
+        signedAssertion(for: identity).token
+    }
+
+    /// Whether an assertion expiring at `expiresAt` may still be handed out: more than half of
+    /// its lifetime is left (the rule `assertion(for:)` applies to its own cache).
+    public func isReusable(expiringAt expiresAt: Double) -> Bool {
+        expiresAt - time.wallSeconds > lifetime.seconds / 2
+    }
+
+    /// The assertion for `identity`, fresh or reused, with its `exp`, so a caller that keeps
+    /// it (with headers rendered from it) can apply `isReusable(expiringAt:)`.
+    public func signedAssertion(for identity: VerifiedIdentity) -> (token: String, expiresAt: Double) {
         let now = time.wallSeconds
         let user = identity.user
         let cacheKey = [user.tenantID, user.objectID, user.email, user.name ?? "", user.upn ?? "", identity.method.rawValue]
             .joined(separator: "\u{1F}")
         if let cached = cache.withLock({ $0[cacheKey] }), cached.expiresAt - now > lifetime.seconds / 2 {
-            return cached.token
+            return cached
         }
         let issuedAt = Int64(now)
         let expiresAt = issuedAt + lifetime.components.seconds
@@ -67,7 +79,7 @@ public final class IdentityAssertionSigner: Sendable {
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[cacheKey] = (token, Double(expiresAt))
         }
-        return token
+        return (token, Double(expiresAt))
     }
 
     /// The JWKS document with every configured public key (the signing one first).

@@ -37,47 +37,66 @@ public enum Base64URL: Sendable {
 
     /// Decodes strictly; `nil` for any deviation from the canonical unpadded form.
     public static func decode(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
-        let count = input.count
-        let remainder = count % 4
-        if remainder == 1 { return nil }
-        let outputCount = count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        guard let outputCount = decodedCount(input.count) else { return nil }
         var isValid = true
         let out = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
-            decodeTable.withUnsafeBufferPointer { table in
-                var index = 0
-                var written = 0
-                let fullEnd = count - remainder
-                var bad: UInt8 = 0
-                while index < fullEnd {
-                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                    let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
-                    bad |= a | b | c | d
-                    buffer[written] = a << 2 | b >> 4
-                    buffer[written + 1] = b << 4 | c >> 2
-                    buffer[written + 2] = c << 6 | d
-                    index += 4
-                    written += 3
-                }
-                if remainder == 2 {
-                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                    // Canonical: the 4 unused low bits of the last character are zero.
-                    bad |= a | b | (b & 0x0F != 0 ? 0xFF : 0)
-                    buffer[written] = a << 2 | b >> 4
-                    written += 1
-                } else if remainder == 3 {
-                    let a = table[Int(input[index])], b = table[Int(input[index + 1])], c = table[Int(input[index + 2])]
-                    // Canonical: the 2 unused low bits of the last character are zero.
-                    bad |= a | b | c | (c & 0x03 != 0 ? 0xFF : 0)
-                    buffer[written] = a << 2 | b >> 4
-                    buffer[written + 1] = b << 4 | c >> 2
-                    written += 2
-                }
-                // Invalid characters map to 0xFF, so any of them sets the top bits.
-                isValid = bad & 0xC0 == 0
-                initialized = written
-            }
+            isValid = decode(input, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = isValid ? outputCount : 0
         }
         return isValid ? out : nil
+    }
+
+    /// The decoded length of `count` input characters, or `nil` for a length no canonical
+    /// unpadded encoding has.
+    @inline(__always)
+    static func decodedCount(_ count: Int) -> Int? {
+        let remainder = count % 4
+        if remainder == 1 { return nil }
+        return count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+    }
+
+    /// Decodes strictly into `output`, which holds at least `decodedCount(input.count)` bytes;
+    /// `false` for any deviation from the canonical unpadded form (the output is then garbage).
+    /// No allocation: the verifier decodes into stack buffers.
+    static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        let count = input.count
+        let remainder = count % 4
+        if count == 0 { return true }
+        guard remainder != 1, let source = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            return false
+        }
+        let buffer = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        return decodeTable.withUnsafeBufferPointer { tableBuffer in
+            let table = tableBuffer.baseAddress!
+            var index = 0
+            var written = 0
+            let fullEnd = count - remainder
+            var bad: UInt8 = 0
+            while index < fullEnd {
+                let a = table[Int(source[index])], b = table[Int(source[index + 1])]
+                let c = table[Int(source[index + 2])], d = table[Int(source[index + 3])]
+                bad |= a | b | c | d
+                buffer[written] = a << 2 | b >> 4
+                buffer[written + 1] = b << 4 | c >> 2
+                buffer[written + 2] = c << 6 | d
+                index += 4
+                written += 3
+            }
+            if remainder == 2 {
+                let a = table[Int(source[index])], b = table[Int(source[index + 1])]
+                // Canonical: the 4 unused low bits of the last character are zero.
+                bad |= a | b | (b & 0x0F != 0 ? 0xFF : 0)
+                buffer[written] = a << 2 | b >> 4
+            } else if remainder == 3 {
+                let a = table[Int(source[index])], b = table[Int(source[index + 1])], c = table[Int(source[index + 2])]
+                // Canonical: the 2 unused low bits of the last character are zero.
+                bad |= a | b | c | (c & 0x03 != 0 ? 0xFF : 0)
+                buffer[written] = a << 2 | b >> 4
+                buffer[written + 1] = b << 4 | c >> 2
+            }
+            // Invalid characters map to 0xFF, so any of them sets the top bits.
+            return bad & 0xC0 == 0
+        }
     }
 
     /// Decodes the UTF-8 bytes of `text` strictly.

@@ -17,13 +17,17 @@ public enum JWTVerificationKey: Sendable {
     }
 
     func isValidSignature(_ signature: [UInt8], signingInput: UnsafeRawBufferPointer) -> Bool {
+        signature.withUnsafeBytes { isValidSignature($0, signingInput: signingInput) }
+    }
+
+    func isValidSignature(_ signature: UnsafeRawBufferPointer, signingInput: UnsafeRawBufferPointer) -> Bool {
         switch self {
         case .rsa(let key):
-            signature.withUnsafeBytes { key.isValidPKCS1v15SHA256Signature($0, for: signingInput) }
+            key.isValidPKCS1v15SHA256Signature(signature, for: signingInput)
         case .hmac(let key):
-            signature.withUnsafeBytes { key.isValidAuthenticationCode($0, for: signingInput) }
+            key.isValidAuthenticationCode(signature, for: signingInput)
         case .p256(let key):
-            key.isValidSignature(rawRS: signature, for: Array(signingInput))
+            key.isValidSignature(rawRS: signature, for: signingInput)
         }
     }
 }

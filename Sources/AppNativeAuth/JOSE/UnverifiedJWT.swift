@@ -1,5 +1,6 @@
 public import AppNativeJSON
 import AppNativeCore
+import Glibc
 
 /// A compact JWS whose header has been checked but whose signature has not (yet).
 ///
@@ -10,8 +11,8 @@ public struct UnverifiedJWT: Sendable {
     public let header: JSONObject
     /// The header's `kid`, when present (a string; other types were rejected).
     public let keyID: String?
-    /// The token's bytes; the signing input is everything before the second dot.
-    private let token: [UInt8]
+    /// The token (contiguous UTF-8); the signing input is everything before the second dot.
+    private let token: String
     private let firstDot: Int
     private let secondDot: Int
 
@@ -20,29 +21,41 @@ public struct UnverifiedJWT: Sendable {
     /// - Throws: `AuthError` with `.malformed` (size, shape, header JSON, `kid` type, `crit`),
     ///   `.algorithm` or `.noKid`.
     public init(_ token: String, policy: JWTPolicy) throws(AuthError) {
+        // The token's own storage is read in place (no copy of up to 16 KiB per token).
         var text = token
-        let bytes = text.withUTF8 { Array($0) }
+        text.makeContiguousUTF8()
+        let shape = text.withUTF8 { bytes -> (count: Int, first: Int, second: Int) in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return (0, -1, -1) }
+            // memchr: the token is up to 16 KiB and scanned for three dots.
+            func dot(after start: Int) -> Int {
+                guard start < bytes.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+                else { return -1 }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
+            let first = dot(after: 0)
+            let second = first < 0 ? -1 : dot(after: first + 1)
+            if second >= 0, dot(after: second + 1) >= 0 { return (bytes.count, -1, -1) }
+            return (bytes.count, first, second)
+        }
         // Step 1: refuse oversized tokens before decoding anything (RFC 8725 §3.3 style resource bound).
-        guard !bytes.isEmpty, bytes.count <= policy.maxTokenBytes else {
+        guard shape.count > 0, shape.count <= policy.maxTokenBytes else {
             throw AuthError(.malformed, "token empty or longer than \(policy.maxTokenBytes) bytes")
         }
         // Step 2: exactly three segments (RFC 7515 §7.1); five would be a JWE.
-        let dot = UInt8(ascii: ".")
-        guard let first = bytes.firstIndex(of: dot),
-            let second = bytes[(first + 1)...].firstIndex(of: dot),
-            !bytes[(second + 1)...].contains(dot)
-        else { throw AuthError(.malformed, "not three dot-separated segments") }
-        let dots = [first, second]
-        let header = try Self.header(bytes, 0..<dots[0])
-        // RFC 7515 §4.1.11: a recipient must reject `crit` extensions it does not understand; we understand none.
-        if header.contains("crit") { throw AuthError(.malformed, "header lists critical extensions") }
-        var keyID: String?
-        if let kid = header["kid"] {
-            guard let text = kid.stringValue else { throw AuthError(.malformed, "header kid is not a string") }
-            keyID = text
+        guard shape.first >= 0, shape.second >= 0 else {
+            throw AuthError(.malformed, "not three dot-separated segments")
         }
+        let entry = try text.withUTF8 { bytes in
+            Result { () throws(AuthError) in
+                try Self.header(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<shape.first])))
+            }
+        }.get()
+        // RFC 7515 §4.1.11: a recipient must reject `crit` extensions it does not understand; we understand none.
+        if entry.hasCritical { throw AuthError(.malformed, "header lists critical extensions") }
+        if entry.keyIDIsNotString { throw AuthError(.malformed, "header kid is not a string") }
+        let keyID = entry.keyID
         // Step 3: the algorithm is pinned before any key work (rejects none, HS/RS confusion).
-        guard header["alg"]?.stringValue == policy.algorithm.rawValue else {
+        guard entry.algorithm == policy.algorithm.rawValue else {
             throw AuthError(.algorithm, "header alg is not \(policy.algorithm.rawValue)")
         }
         // Step 4.
@@ -50,11 +63,11 @@ public struct UnverifiedJWT: Sendable {
             guard let keyID, !keyID.isEmpty else { throw AuthError(.noKid, "header has no kid") }
             guard keyID.utf8.count <= JWTPolicy.maxKeyIDBytes else { throw AuthError(.malformed, "header kid too long") }
         }
-        self.header = header
+        self.header = entry.header
         self.keyID = keyID
-        self.token = bytes
-        firstDot = dots[0]
-        secondDot = dots[1]
+        self.token = text
+        firstDot = shape.first
+        secondDot = shape.second
     }
 
     /// Verifies the payload, signature and claims (auth.md §3 steps 6–13) at wall time `now`.
@@ -64,7 +77,14 @@ public struct UnverifiedJWT: Sendable {
     public func verify(with key: JWTVerificationKey, policy: JWTPolicy, now: Double) throws(AuthError) -> JWTClaims {
         precondition(key.algorithm == policy.algorithm, "key and policy disagree on the algorithm")
         // Step 6.
-        let payload = try Self.decodeObject(token, (firstDot + 1)..<secondDot, code: .invalid, what: "payload")
+        var text = token
+        let payload = try text.withUTF8 { bytes in
+            Result { () throws(AuthError) in
+                try Self.decodeObject(
+                    UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])),
+                    code: .invalid, what: "payload")
+            }
+        }.get()
         // Step 7.
         try checkSignature(with: key)
         let claims = JWTClaims(payload)
@@ -80,8 +100,9 @@ public struct UnverifiedJWT: Sendable {
         guard key.algorithm.rawValue == header["alg"]?.stringValue else {
             throw AuthError(.algorithm, "key algorithm differs from header alg")
         }
-        let payload = token.withUnsafeBytes { raw in
-            Base64URL.decode(UnsafeRawBufferPointer(rebasing: raw[(firstDot + 1)..<secondDot]))
+        var text = token
+        let payload = text.withUTF8 { raw in
+            Base64URL.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw[(firstDot + 1)..<secondDot])))
         }
         guard let payload else { throw AuthError(.invalid, "payload is not base64url") }
         try checkSignature(with: key)
@@ -89,14 +110,19 @@ public struct UnverifiedJWT: Sendable {
     }
 
     private func checkSignature(with key: JWTVerificationKey) throws(AuthError) {
-        let signatureBytes = token.withUnsafeBytes { raw in
-            Base64URL.decode(UnsafeRawBufferPointer(rebasing: raw[(secondDot + 1)...]))
+        var text = token
+        let outcome = text.withUTF8 { bytes -> Bool? in
+            let segment = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...]))
+            guard let count = Base64URL.decodedCount(segment.count), count > 0 else { return nil }
+            // Decoded on the stack: a signature is at most 1 KiB (RSA-8192).
+            return withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { signature -> Bool? in
+                guard Base64URL.decode(segment, into: signature) else { return nil }
+                return key.isValidSignature(
+                    UnsafeRawBufferPointer(signature), signingInput: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<secondDot])))
+            }
         }
-        guard let signatureBytes, !signatureBytes.isEmpty else {
+        guard let isValid = outcome else {
             throw AuthError(.signature, "signature segment empty or not base64url")
-        }
-        let isValid = token.withUnsafeBytes { raw in
-            key.isValidSignature(signatureBytes, signingInput: UnsafeRawBufferPointer(rebasing: raw[..<secondDot]))
         }
         guard isValid else { throw AuthError(.signature, "signature does not verify") }
     }
@@ -146,40 +172,77 @@ public struct UnverifiedJWT: Sendable {
         }
     }
 
-    /// Decoded headers by their exact segment text. A verifier sees a handful of distinct headers
+    /// A decoded header and what the header checks read from it.
+    private struct HeaderEntry: Sendable {
+        let segment: [UInt8]
+        let header: JSONObject
+        let hasCritical: Bool
+        let keyID: String?
+        let keyIDIsNotString: Bool
+        let algorithm: String?
+
+        init(segment: [UInt8], header: JSONObject) {
+            self.segment = segment
+            self.header = header
+            hasCritical = header.contains("crit")
+            let kid = header["kid"]
+            keyID = kid?.stringValue
+            keyIDIsNotString = kid != nil && keyID == nil
+            algorithm = header["alg"]?.stringValue
+        }
+
+        func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard segment.count == bytes.count else { return false }
+            return segment.withUnsafeBytes { stored in
+                for index in 0..<stored.count where stored[index] != bytes[index] { return false }
+                return true
+            }
+        }
+    }
+
+    /// Decoded headers by their exact segment bytes. A verifier sees a handful of distinct headers
     /// (one per signing key, one for our cookies), so decoding each once saves a base64 decode and a
-    /// JSON parse per token. Only headers that decoded to an object are cached; the checks on
-    /// them still run every time.
-    private static let headerCache = Locked<[String: JSONObject]>([:])
+    /// JSON parse per token; a short list compared byte by byte is cheaper than hashing the
+    /// segment. Only headers that decoded to an object are cached; the checks on them still run
+    /// every time.
+    private static let headerCache = Locked<[HeaderEntry]>([])
     private static let headerCacheCapacity = 64
 
-    private static func header(_ token: [UInt8], _ range: Range<Int>) throws(AuthError) -> JSONObject {
-        // Keyed by the segment text: String hashing runs over the bytes in one pass.
-        let segment = token.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
-        if let cached = headerCache.withLock({ $0[segment] }) { return cached }
-        let header = try decodeObject(token, range, code: .malformed, what: "header")
-        headerCache.withLock { cache in
-            if cache.count >= headerCacheCapacity { cache.removeAll(keepingCapacity: true) }
-            cache[segment] = header
+    private static func header(_ segment: UnsafeRawBufferPointer) throws(AuthError) -> HeaderEntry {
+        let cached = headerCache.withLock { entries -> HeaderEntry? in
+            for entry in entries where entry.matches(segment) { return entry }
+            return nil
         }
-        return header
+        if let cached { return cached }
+        let entry = HeaderEntry(
+            segment: Array(segment), header: try decodeObject(segment, code: .malformed, what: "header"))
+        headerCache.withLock { entries in
+            if entries.count >= headerCacheCapacity { entries.removeAll(keepingCapacity: true) }
+            entries.append(entry)
+        }
+        return entry
     }
 
     private static func decodeObject(
-        _ token: [UInt8],
-        _ range: Range<Int>,
+        _ segment: UnsafeRawBufferPointer,
         code: AuthError.Code,
         what: String
     ) throws(AuthError) -> JSONObject {
-        let decoded = token.withUnsafeBytes { raw in Base64URL.decode(UnsafeRawBufferPointer(rebasing: raw[range])) }
-        guard let decoded else { throw AuthError(code, "\(what) is not base64url") }
-        let value: JSONValue
-        do {
-            value = try JSONParser(options: jwtParserOptions).parse(decoded)
-        } catch {
-            throw AuthError(code, "\(what) is not valid JSON (\(error.code))")
+        guard let count = Base64URL.decodedCount(segment.count) else { throw AuthError(code, "\(what) is not base64url") }
+        // Decoded into a temporary buffer (on the stack for ordinary tokens) and parsed from there.
+        let result = withUnsafeTemporaryAllocation(byteCount: max(count, 1), alignment: 8) {
+            buffer -> Result<JSONValue, AuthError> in
+            guard Base64URL.decode(segment, into: buffer) else {
+                return .failure(AuthError(code, "\(what) is not base64url"))
+            }
+            do throws(JSONError) {
+                return .success(
+                    try JSONParser(options: jwtParserOptions).parse(UnsafeRawBufferPointer(rebasing: buffer[..<count])))
+            } catch {
+                return .failure(AuthError(code, "\(what) is not valid JSON (\(error.code))"))
+            }
         }
-        guard let object = value.objectValue else { throw AuthError(code, "\(what) is not a JSON object") }
+        guard let object = try result.get().objectValue else { throw AuthError(code, "\(what) is not a JSON object") }
         return object
     }
 

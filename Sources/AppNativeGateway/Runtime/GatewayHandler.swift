@@ -92,7 +92,7 @@ final class GatewayHandler: HTTPExchangeHandler {
                     exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
                 }
                 var headers = identityHeaders(identity)
-                for field in authorizedHeaders { headers.add(name: field.name, value: field.value) }
+                headers.append(contentsOf: authorizedHeaders)
                 if let nativeRoute {
                     serveNative(nativeRoute, exchange, identityHeaders: headers)
                     return
@@ -251,9 +251,22 @@ final class GatewayHandler: HTTPExchangeHandler {
         exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
     }
 
+    /// Rendered identity header blocks with the `exp` of the assertion inside, per identity
+    /// (loop-owned). A repeated token or cookie then costs one dictionary lookup here instead of
+    /// percent-encoding, JSON, base64 and the signer's cache; the block is rebuilt once the
+    /// assertion is no longer reusable (the signer's own rule: more than half its life left).
+    private var renderedIdentities: [VerifiedIdentity: (headers: HTTPHeaders, assertionExpiresAt: Double)] = [:]
+    private static let renderedIdentityLimit = 10_000
+
     private func identityHeaders(_ identity: VerifiedIdentity) -> HTTPHeaders {
+        if let rendered = renderedIdentities[identity],
+            settings.assertions.isReusable(expiringAt: rendered.assertionExpiresAt)
+        {
+            return rendered.headers
+        }
         let user = identity.user
-        return IdentityHeaders.headers(
+        let assertion = settings.assertions.signedAssertion(for: identity)
+        let headers = IdentityHeaders.headers(
             profile: settings.profile,
             objectID: user.objectID,
             email: user.email,
@@ -262,8 +275,11 @@ final class GatewayHandler: HTTPExchangeHandler {
             tenantID: user.tenantID,
             method: identity.method.rawValue,
             roles: user.roles,
-            assertion: settings.assertions.assertion(for: identity)
+            assertion: assertion.token
         )
+        if renderedIdentities.count >= Self.renderedIdentityLimit { renderedIdentities.removeAll(keepingCapacity: true) }
+        renderedIdentities[identity] = (headers, assertion.expiresAt)
+        return headers
     }
 
     private func forwardAnonymous(_ exchange: HTTPExchange) {

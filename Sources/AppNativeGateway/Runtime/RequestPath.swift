@@ -8,6 +8,81 @@
 enum RequestPath {
     /// The checked path, or `nil` for a target that must be answered 400.
     static func checked(_ target: String) -> String? {
+        // Targets the HTTP parser accepted are visible ASCII (RFC 9112 §3.2): checked over bytes,
+        // with the same rules as the general path below, which handles anything else.
+        var text = target
+        if let result = text.withUTF8({ asciiChecked($0) }) { return result }
+        return characterChecked(target)
+    }
+
+    /// `checked` for a target of visible ASCII bytes only; `nil` (outer) for any other target.
+    private static func asciiChecked(_ bytes: UnsafeBufferPointer<UInt8>) -> String?? {
+        for byte in bytes where byte < 0x21 || byte > 0x7E { return nil }
+        let slash = UInt8(ascii: "/")
+        var end = bytes.count
+        for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "?") {
+            end = index
+            break
+        }
+        if end == 1 && bytes[0] == UInt8(ascii: "*") { return .some("*") }
+        var start = 0
+        if hasPrefixIgnoringCase(bytes, end, "http://") || hasPrefixIgnoringCase(bytes, end, "https://") {
+            var colon = 0
+            while bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+            var found: Int?
+            for index in (colon + 3)..<end where bytes[index] == slash {
+                found = index
+                break
+            }
+            guard let found else { return .some("/") }
+            start = found
+        }
+        guard start < end, bytes[start] == slash else { return .some(nil) }
+        var segmentStart = start
+        for index in start...end where index == end || bytes[index] == slash || bytes[index] == UInt8(ascii: "\\") {
+            if index < end {
+                if bytes[index] == UInt8(ascii: "\\") { return .some(nil) }
+                if index + 1 < end && bytes[index + 1] == slash { return .some(nil) }
+            }
+            let length = index - segmentStart
+            if (length == 1 && bytes[segmentStart] == UInt8(ascii: "."))
+                || (length == 2 && bytes[segmentStart] == UInt8(ascii: ".") && bytes[segmentStart + 1] == UInt8(ascii: "."))
+            {
+                return .some(nil)
+            }
+            segmentStart = index + 1
+        }
+        var index = start
+        while index < end {
+            guard bytes[index] == UInt8(ascii: "%") else {
+                index += 1
+                continue
+            }
+            guard index + 2 < end else { return .some(nil) }
+            // The stdlib parse, as the general path uses (it also takes a sign: "+a", "-0").
+            let digits = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(index + 3)]), as: UTF8.self)
+            guard let value = UInt8(digits, radix: 16) else { return .some(nil) }
+            let isUnreserved = (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value) || (0x30...0x39).contains(value)
+                || value == 0x2D || value == 0x2E || value == 0x5F || value == 0x7E
+            if isUnreserved || value == 0x2F || value == 0x5C { return .some(nil) }
+            index += 3
+        }
+        return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+    }
+
+    private static func hasPrefixIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ end: Int, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard end >= count else { return false }
+        let expected = prefix.utf8Start
+        for index in 0..<count {
+            var byte = bytes[index]
+            if byte &- UInt8(ascii: "A") < 26 { byte |= 0x20 }
+            if byte != expected[index] { return false }
+        }
+        return true
+    }
+
+    private static func characterChecked(_ target: String) -> String? {
         var path = Substring(target)
         if let query = path.firstIndex(of: "?") { path = path[..<query] }
         if path == "*" { return "*" }

@@ -6,6 +6,10 @@ public protocol ConnectionTransport: AnyObject {
     func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult
     /// Sends a TLS close_notify where there is one; never blocks.
     func shutdown()
+    /// Whether a read that filled less than the buffer proves the socket drained, so the
+    /// edge-triggered caller may wait for the next event instead of reading again (plain TCP
+    /// yes; TLS no: the library may hold decrypted bytes or read one record at a time).
+    var shortReadDrainsSocket: Bool { get }
 }
 
 public enum TransportResult: Sendable {

@@ -7,6 +7,8 @@ public final class PlainTransport: ConnectionTransport {
 
     public init(fd: Int32) { self.fd = fd }
 
+    public var shortReadDrainsSocket: Bool { true }
+
     public func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         while true {
             let received = recv(fd, buffer.baseAddress, buffer.count, 0)

@@ -125,6 +125,8 @@ public final class TLSTransport: ConnectionTransport {
 
     deinit { SSL_free(ssl) }
 
+    public var shortReadDrainsSocket: Bool { false }
+
     public func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         let result = SSL_read(ssl, buffer.baseAddress, Int32(min(buffer.count, Int(Int32.max))))
         if result > 0 { return .transferred(Int(result)) }

@@ -16,10 +16,19 @@ struct StaticFetcher: JWKSFetching {
     func fetchDocument() async throws -> [UInt8] { Array(document.utf8) }
 }
 
+/// This thread's CPU time in ns. `openssl speed` divides by CPU (user) time too, unless given
+/// `-elapsed`, so on a shared machine both sides of the ratio exclude time spent descheduled.
+func threadCPUNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
+
 func measure(_ label: String, seconds: Double, _ body: () -> Void) -> (calls: Int, nsPerCall: Double) {
     for _ in 0..<1000 { body() }  // warm-up
     var calls = 0
     let start = DispatchTime.now().uptimeNanoseconds
+    let cpuStart = threadCPUNanoseconds()
     let end = start + UInt64(seconds * 1e9)
     var now = start
     while now < end {
@@ -27,7 +36,7 @@ func measure(_ label: String, seconds: Double, _ body: () -> Void) -> (calls: In
         calls += 64
         now = DispatchTime.now().uptimeNanoseconds
     }
-    let ns = Double(now - start) / Double(calls)
+    let ns = Double(threadCPUNanoseconds() - cpuStart) / Double(calls)
     return (calls, ns)
 }
 
