@@ -59,7 +59,7 @@ let package = Package(
         ),
         .target(
             name: "AppNativeAPNs",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeModels", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
         ),
         .target(
             name: "AppNativeRoutes",
@@ -123,7 +123,7 @@ let package = Package(
             name: "AppNativeAPNsTests",
             dependencies: [
                 "AppNativeAPNs", "AppNativeAuth", "AppNativeClient", "AppNativeCore", "AppNativeCrypto", "AppNativeJSON",
-                "AppNativeTesting",
+                "AppNativeModels", "AppNativeTesting",
             ]
         ),
         .testTarget(
