@@ -73,7 +73,8 @@ let package = Package(
             name: "AppNativeGateway",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
-                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "CAppNativeLinux",
+                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "AppNativeRoutes",
+                "CAppNativeLinux",
             ]
         ),
         .target(
