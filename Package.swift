@@ -59,7 +59,7 @@ let package = Package(
         ),
         .target(
             name: "AppNativeAPNs",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeModels", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
         ),
         .target(
             name: "AppNativeRoutes",
@@ -73,7 +73,8 @@ let package = Package(
             name: "AppNativeGateway",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
-                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "CAppNativeLinux",
+                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "AppNativeRoutes",
+                "CAppNativeLinux",
             ]
         ),
         .target(
@@ -123,7 +124,7 @@ let package = Package(
             name: "AppNativeAPNsTests",
             dependencies: [
                 "AppNativeAPNs", "AppNativeAuth", "AppNativeClient", "AppNativeCore", "AppNativeCrypto", "AppNativeJSON",
-                "AppNativeTesting",
+                "AppNativeModels", "AppNativeTesting",
             ]
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 public import AppNativeCore
 public import AppNativeJSON
+public import AppNativeModels
 
 /// Payload builders, one per send function of apns.md §1. Pure: no credentials, no I/O; the
 /// Live Activity builders read the clock only for a missing timestamp.
@@ -101,13 +102,14 @@ extension APNsNotification {
     /// A Live Activity update (`send_live_activity_update`, apns.md §1.6).
     ///
     /// - Parameters:
-    ///   - state: the new `content-state`.
+    ///   - state: the new `content-state`, checked against models.md §5 before it is written.
     ///   - alertTitle: shows an alert when non-empty; `alertBody` defaults to `""`.
     ///   - staleAt: Unix seconds (truncated) after which the activity shows as stale.
     ///   - priority: 10 (default) or 5.
     ///   - timestamp: Unix seconds; nil or 0 means `now`.
     ///   - now: the wall clock reading used for a missing timestamp.
-    /// - Throws: `.invalidPayload` for a priority other than 5 or 10 or a non-finite date.
+    /// - Throws: `.invalidPayload` for a priority other than 5 or 10, a state that breaks a rule
+    ///   of models.md §5 or a non-finite date.
     public static func liveActivityUpdate(
         state: LiveActivityState,
         alertTitle: String? = nil,
@@ -130,8 +132,9 @@ extension APNsNotification {
     /// A Live Activity end (`send_live_activity_end`, apns.md §1.6): no alert, no stale date.
     ///
     /// - Parameters:
-    ///   - state: the final `content-state`, if any.
+    ///   - state: the final `content-state`, if any, checked against models.md §5.
     ///   - dismissAt: Unix seconds; in the past removes it now; nil lets iOS keep it up to 4 h.
+    /// - Throws: `.invalidPayload` for a state that breaks a rule of models.md §5 or a non-finite date.
     public static func liveActivityEnd(
         state: LiveActivityState? = nil,
         dismissAt: Double? = nil,
@@ -146,6 +149,9 @@ extension APNsNotification {
 
     /// A push-to-start Live Activity (iOS 17.2+, apns.md §1.7). The alert is always present:
     /// `alertTitle`/`alertBody` when a title is given, else the state's title and subtitle.
+    ///
+    /// - Throws: `.invalidPayload` for a state or attributes that break a rule of models.md §5
+    ///   or a non-finite date.
     public static func liveActivityStart(
         state: LiveActivityState,
         attributes: LiveActivityAttributes,
@@ -158,9 +164,9 @@ extension APNsNotification {
         var aps = JSONObject()
         aps["timestamp"] = .number(JSONNumber(resolvedTimestamp(timestamp, now: now)))
         aps["event"] = "start"
-        aps["content-state"] = .object(state.json)
-        aps["attributes-type"] = .string(LiveActivityAttributes.typeName)
-        aps["attributes"] = .object(attributes.json)
+        aps["content-state"] = try checkedJSON(state, as: "content-state")
+        aps["attributes-type"] = .string(LiveActivityAttributes.attributesType)
+        aps["attributes"] = try checkedJSON(attributes, as: "attributes")
         let alert: JSONObject =
             if let alertTitle, !alertTitle.isEmpty {
                 ["title": .string(alertTitle), "body": .string(alertBody ?? "")]
@@ -175,7 +181,8 @@ extension APNsNotification {
 
     /// `build_live_activity_message` (apns.md §1.6).
     ///
-    /// - Throws: `.invalidPayload` for `update` without a state or a non-finite date.
+    /// - Throws: `.invalidPayload` for `update` without a state, a state that breaks a rule of
+    ///   models.md §5 or a non-finite date.
     static func liveActivityMessage(
         event: String,
         state: LiveActivityState?,
@@ -192,7 +199,7 @@ extension APNsNotification {
         var aps = JSONObject()
         aps["timestamp"] = .number(JSONNumber(resolvedTimestamp(timestamp, now: now)))
         aps["event"] = .string(event)
-        if let state { aps["content-state"] = .object(state.json) }
+        if let state { aps["content-state"] = try checkedJSON(state, as: "content-state") }
         if let alertTitle, !alertTitle.isEmpty {
             aps["alert"] = .object(["title": .string(alertTitle), "body": .string(alertBody ?? "")])
         }
@@ -201,6 +208,23 @@ extension APNsNotification {
             aps["dismissal-date"] = .number(JSONNumber(try epochSeconds(dismissAt, "dismissal-date")))
         }
         return ["aps": .object(aps)]
+    }
+
+    /// `model`'s response JSON (`timerEnd` as Unix seconds), after checking it with the contract
+    /// decoder. The models' memberwise initialisers do not validate, so a value built in code is
+    /// checked here, by decoding what it would send, before it reaches a device.
+    ///
+    /// - Throws: `.invalidPayload` naming the broken rules by path (``ModelError/reason`` never
+    ///   quotes input values).
+    static func checkedJSON<Model: ModelDecodable & ModelEncodable>(
+        _ model: Model, as field: String
+    ) throws(APNsError) -> JSONValue {
+        do {
+            _ = try Model(json: model.jsonValue(.presentKeysOnly))
+        } catch {
+            throw APNsError(.invalidPayload, reason: "\(field) breaks models.md §5: \(error.reason)")
+        }
+        return model.jsonValue(.response)
     }
 
     /// The given timestamp, or `now` in whole seconds when it is missing or 0.

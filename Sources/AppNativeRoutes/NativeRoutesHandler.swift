@@ -78,7 +78,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
             if let fallback { fallback.serve(exchange) } else { send(.notFound, to: exchange) }
             return
         }
-        guard let route = NativeRouteTable(rawValue: String(suffix)), route.isMounted(in: callbacks) else {
+        guard let route = NativeRoute(rawValue: String(suffix)), route.isMounted(in: callbacks) else {
             send(.notFound, to: exchange)
             return
         }
@@ -124,7 +124,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
 
     // MARK: After authentication
 
-    private func authenticated(_ route: NativeRouteTable, _ exchange: HTTPExchange, user: User?) {
+    private func authenticated(_ route: NativeRoute, _ exchange: HTTPExchange, user: User?) {
         let head = exchange.request
         switch route {
         case .widgets, .approvals:
@@ -148,7 +148,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
     }
 
     /// Reads a JSON body under the cap, then validates it and calls back.
-    private func readJSON(_ route: NativeRouteTable, _ exchange: HTTPExchange, user: User?) {
+    private func readJSON(_ route: NativeRoute, _ exchange: HTTPExchange, user: User?) {
         let maxBytes = limits.maxJSONBodyBytes
         if case .contentLength(let length) = exchange.framing, length > UInt64(maxBytes) {
             send(.bodyTooLarge, to: exchange)
@@ -177,7 +177,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
         exchange.readBody()
     }
 
-    private func decodeAndCall(_ route: NativeRouteTable, _ exchange: HTTPExchange, user: User?, body: [UInt8]) {
+    private func decodeAndCall(_ route: NativeRoute, _ exchange: HTTPExchange, user: User?, body: [UInt8]) {
         let decoder = ModelDecoder(maxBodyBytes: limits.maxJSONBodyBytes)
         let head = exchange.request
         let callbacks = callbacks
@@ -284,7 +284,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
     // MARK: Calling back
 
     /// Runs `work` (the callback and the shaping of its value) off the loop and answers on it.
-    private func call(_ route: NativeRouteTable, _ exchange: HTTPExchange, _ work: @escaping @Sendable () async throws -> NativeAnswer) {
+    private func call(_ route: NativeRoute, _ exchange: HTTPExchange, _ work: @escaping @Sendable () async throws -> NativeAnswer) {
         let bound = LoopBound((self, exchange))
         let loop = exchange.loop
         let logger = logger

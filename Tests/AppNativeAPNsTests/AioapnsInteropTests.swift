@@ -1,6 +1,7 @@
 import AppNativeAPNs
 import AppNativeCore
 import AppNativeJSON
+import AppNativeModels
 import AppNativeTesting
 import Foundation
 import Testing
@@ -18,12 +19,12 @@ struct AioapnsInteropTests {
 
     /// (kind, Python arguments as JSON, the Swift notification).
     static func cases() throws -> [(String, String, APNsNotification)] {
-        let state = try LiveActivityState(
-            title: "Deploy", subtitle: "api", progress: 0.5, steps: ["build", "ship"], currentStep: 1,
-            timerEnd: 1_790_519_400, icon: "hammer", tint: "#ff0000")
+        let state = LiveActivityState(
+            title: "Deploy", subtitle: "api", progress: JSONNumber(0.5), steps: ["build", "ship"], currentStep: 1,
+            timerEnd: Timestamp(unixSeconds: 1_790_519_400), icon: "hammer", tint: "#ff0000")
         let stateJSON =
             ##"{"title":"Deploy","subtitle":"api","progress":0.5,"steps":["build","ship"],"currentStep":1,"timerEnd":1790519400.0,"icon":"hammer","tint":"#ff0000"}"##
-        let attributes = try LiveActivityAttributes(webAppID: "ci", activityID: "run-1", webAppName: "CI", path: "/runs/1")
+        let attributes = LiveActivityAttributes(webAppID: "ci", activityID: "run-1", webAppName: "CI", path: "/runs/1")
         let widget: JSONValue = ["id": "k1", "kind": "kpi", "title": "Open", "required": false, "data": ["value": 3, "unit": "€"]]
         return [
             (

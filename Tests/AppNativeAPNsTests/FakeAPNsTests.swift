@@ -1,6 +1,7 @@
 @testable import AppNativeAPNs
 import AppNativeCore
 import AppNativeJSON
+import AppNativeModels
 import AppNativeTesting
 import Foundation
 import Testing
@@ -54,8 +55,9 @@ struct FakeAPNsTests {
     func everyKind(tls: Bool) async throws {
         let harness = try await Self.harness(tls: tls)
         defer { harness.stop() }
-        let state = try LiveActivityState(title: "Deploy", subtitle: "api", progress: 0.5, timerEnd: 1_790_519_400)
-        let attributes = try LiveActivityAttributes(webAppID: "ci", activityID: "run-1", webAppName: "CI")
+        let state = LiveActivityState(
+            title: "Deploy", subtitle: "api", progress: JSONNumber(0.5), timerEnd: Timestamp(unixSeconds: 1_790_519_400))
+        let attributes = LiveActivityAttributes(webAppID: "ci", activityID: "run-1", webAppName: "CI")
         let notifications: [APNsNotification] = [
             try .alert(title: "Hi", body: "There", data: ["webapp_id": "hr"], path: "/x", interruptionLevel: .timeSensitive),
             try .critical(webAppID: "ops", title: "Down", body: "DB", volume: 0.3),

@@ -1,6 +1,7 @@
 import AppNativeAPNs
 import AppNativeClient
 import AppNativeJSON
+import AppNativeModels
 import Testing
 
 /// Request headers per kind (apns.md §2) and the size limit.
@@ -16,8 +17,8 @@ struct HeaderTests {
 
     @Test("every kind: push type, priority and topic")
     func perKind() throws {
-        let state = try LiveActivityState(title: "t")
-        let attributes = try LiveActivityAttributes(webAppID: "w", activityID: "a", webAppName: "n")
+        let state = LiveActivityState(title: "t")
+        let attributes = LiveActivityAttributes(webAppID: "w", activityID: "a", webAppName: "n")
         let cases: [(APNsNotification, String, String, String)] = [
             (try .alert(title: "t", body: "b"), "alert", "10", "com.example.app"),
             (try .critical(webAppID: "w", title: "t", body: "b"), "alert", "10", "com.example.app"),

@@ -1,5 +1,6 @@
 @testable import AppNativeAPNs
 import AppNativeJSON
+import AppNativeModels
 import Testing
 
 /// Payloads of every kind compared member by member with apns.md §1.
@@ -143,9 +144,9 @@ struct PayloadTests {
     }
 
     private func state() throws -> LiveActivityState {
-        try LiveActivityState(
-            title: "Deploy", subtitle: "api", status: "2/3", progress: 0.5, steps: ["build", "test", "ship"],
-            currentStep: 1, timerEnd: 1_790_519_400, icon: "hammer", tint: "#ff0000")
+        LiveActivityState(
+            title: "Deploy", subtitle: "api", status: "2/3", progress: JSONNumber(0.5), steps: ["build", "test", "ship"],
+            currentStep: 1, timerEnd: Timestamp(unixSeconds: 1_790_519_400), icon: "hammer", tint: "#ff0000")
     }
 
     private let stateJSON =
@@ -166,7 +167,7 @@ struct PayloadTests {
     func liveActivityTimestamp() throws {
         for timestamp in [nil, 0] as [Int64?] {
             let notification = try APNsNotification.liveActivityUpdate(
-                state: try LiveActivityState(title: "A"), alertTitle: "", alertBody: "ignored", timestamp: timestamp,
+                state: LiveActivityState(title: "A"), alertTitle: "", alertBody: "ignored", timestamp: timestamp,
                 now: 1_790_000_000.75)
             let expected = try json(
                 #"{"aps":{"timestamp":1790000000,"event":"update","content-state":{"title":"A"}}}"#)
@@ -187,7 +188,7 @@ struct PayloadTests {
         let bare = try APNsNotification.liveActivityEnd(dismissAt: 1_790_000_100.5, timestamp: 1_790_000_000, now: 0)
         #expect(
             bare.payload == (try json(#"{"aps":{"timestamp":1790000000,"event":"end","dismissal-date":1790000100}}"#)))
-        let withState = try APNsNotification.liveActivityEnd(state: try LiveActivityState(title: "Done"), now: 7)
+        let withState = try APNsNotification.liveActivityEnd(state: LiveActivityState(title: "Done"), now: 7)
         #expect(
             withState.payload == (try json(#"{"aps":{"timestamp":7,"event":"end","content-state":{"title":"Done"}}}"#)))
     }
@@ -204,10 +205,10 @@ struct PayloadTests {
 
     @Test("Live Activity start: attributes type and attributes; alert from the state when no title")
     func liveActivityStart() throws {
-        let attributes = try LiveActivityAttributes(
+        let attributes = LiveActivityAttributes(
             webAppID: "ci", activityID: "run-7", webAppName: "CI", icon: "bolt", tint: "#00ff00", path: "/runs/7")
         let fromState = try APNsNotification.liveActivityStart(
-            state: try LiveActivityState(title: "Build", subtitle: "main"), attributes: attributes, staleAt: 1_790_003_600,
+            state: LiveActivityState(title: "Build", subtitle: "main"), attributes: attributes, staleAt: 1_790_003_600,
             timestamp: 1_790_000_000)
         let expected = try json(
             ##"""
@@ -218,26 +219,44 @@ struct PayloadTests {
             """##)
         #expect(fromState.payload == expected)
 
-        let minimal = try LiveActivityAttributes(webAppID: "ci", activityID: "a", webAppName: "CI")
+        let minimal = LiveActivityAttributes(webAppID: "ci", activityID: "a", webAppName: "CI")
         let titled = try APNsNotification.liveActivityStart(
-            state: try LiveActivityState(title: "Build"), attributes: minimal, alertTitle: "Started", timestamp: 3)
+            state: LiveActivityState(title: "Build"), attributes: minimal, alertTitle: "Started", timestamp: 3)
         #expect(titled.payload["aps"]?["alert"] == .object(["title": "Started", "body": ""]))
         #expect(titled.payload["aps"]?["attributes"] == .object(["webAppID": "ci", "activityID": "a", "webAppName": "CI"]))
         let noSubtitle = try APNsNotification.liveActivityStart(
-            state: try LiveActivityState(title: "Build"), attributes: minimal, timestamp: 3)
+            state: LiveActivityState(title: "Build"), attributes: minimal, timestamp: 3)
         #expect(noSubtitle.payload["aps"]?["alert"] == .object(["title": "Build", "body": ""]))
     }
 
-    @Test("LiveActivityState and attributes validation (models.md §5)")
+    /// States that break a rule of models.md §5; the memberwise initialiser does not check them.
+    static let invalidStates: [LiveActivityState] = [
+        LiveActivityState(title: ""),
+        LiveActivityState(title: "t", progress: JSONNumber(1.5)),
+        LiveActivityState(title: "t", progress: JSONNumber(-0.1)),
+        LiveActivityState(title: "t", steps: ["1", "2", "3", "4", "5", "6"]),
+        LiveActivityState(title: "t", currentStep: -1),
+        LiveActivityState(title: "t", steps: ["a"], currentStep: 1),
+    ]
+
+    @Test("every Live Activity builder refuses a state that breaks models.md §5", arguments: invalidStates)
+    func invalidStateRefused(state: LiveActivityState) {
+        let attributes = LiveActivityAttributes(webAppID: "w", activityID: "a", webAppName: "n")
+        #expect(apnsError { try APNsNotification.liveActivityUpdate(state: state, now: 1) }?.code == .invalidPayload)
+        #expect(apnsError { try APNsNotification.liveActivityEnd(state: state, now: 1) }?.code == .invalidPayload)
+        #expect(
+            apnsError { try APNsNotification.liveActivityStart(state: state, attributes: attributes, now: 1) }?.code
+                == .invalidPayload)
+    }
+
+    @Test("Live Activity validation (models.md §5): empty activityID refused, empty steps allow any currentStep")
     func stateValidation() {
-        #expect(apnsError { try LiveActivityState(title: "") }?.code == .invalidPayload)
-        #expect(apnsError { try LiveActivityState(title: "t", progress: 1.5) }?.code == .invalidPayload)
-        #expect(apnsError { try LiveActivityState(title: "t", progress: .nan) }?.code == .invalidPayload)
-        #expect(apnsError { try LiveActivityState(title: "t", steps: ["1", "2", "3", "4", "5", "6"]) }?.code == .invalidPayload)
-        #expect(apnsError { try LiveActivityState(title: "t", currentStep: -1) }?.code == .invalidPayload)
-        #expect(apnsError { try LiveActivityState(title: "t", steps: ["a"], currentStep: 1) }?.code == .invalidPayload)
-        #expect(apnsError { try LiveActivityState(title: "t", steps: [], currentStep: 3) } == nil)
-        #expect(apnsError { try LiveActivityAttributes(webAppID: "w", activityID: "", webAppName: "n") }?.code == .invalidPayload)
+        let state = LiveActivityState(title: "t", steps: [], currentStep: 3)
+        #expect(apnsError { try APNsNotification.liveActivityUpdate(state: state, now: 1) } == nil)
+        let attributes = LiveActivityAttributes(webAppID: "w", activityID: "", webAppName: "n")
+        let error = apnsError { try APNsNotification.liveActivityStart(state: state, attributes: attributes, now: 1) }
+        #expect(error?.code == .invalidPayload)
+        #expect(error?.reason.hasPrefix("attributes") == true)
         #expect(apnsError { try APNsNotification.liveActivityEnd(dismissAt: .infinity, now: 1) }?.code == .invalidPayload)
     }
 }

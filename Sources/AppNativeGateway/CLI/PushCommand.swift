@@ -1,6 +1,7 @@
 import AppNativeAPNs
 import AppNativeCore
 import AppNativeJSON
+import AppNativeModels
 
 /// `push …`: sends one notification kind to one or more device tokens with the `APNS_*`
 /// credentials, prints one result object per token (JSON lines) and exits 4 unless every push
@@ -88,11 +89,14 @@ enum PushCommand {
         switch event {
         case "start":
             try arguments.checkOnly(common.union(["state", "attributes", "alert-title", "alert-body", "stale-at"]))
-            guard let attributes = try object(arguments, "attributes") else {
+            guard let object = try object(arguments, "attributes") else {
                 throw ArgumentList.UsageError(description: "--attributes is required")
             }
+            let attributes = try decoded("attributes") { () throws(ModelError) in
+                try LiveActivityAttributes(json: .object(object))
+            }
             return try APNsNotification.liveActivityStart(
-                state: try state(arguments, required: true)!, attributes: try LiveActivityAttributes(json: attributes),
+                state: try state(arguments, required: true)!, attributes: attributes,
                 alertTitle: arguments.value("alert-title"), alertBody: arguments.value("alert-body"),
                 staleAt: try number(arguments, "stale-at"))
         case "update":
@@ -115,7 +119,18 @@ enum PushCommand {
             if required { throw ArgumentList.UsageError(description: "--state is required") }
             return nil
         }
-        return try LiveActivityState(json: object)
+        return try decoded("state") { () throws(ModelError) in try LiveActivityState(json: .object(object)) }
+    }
+
+    /// A contract model decoded from `--name`, its issues reported as a usage error.
+    private static func decoded<Model>(
+        _ name: String, _ decode: () throws(ModelError) -> Model
+    ) throws(ArgumentList.UsageError) -> Model {
+        do {
+            return try decode()
+        } catch {
+            throw ArgumentList.UsageError(description: "--\(name): \(error.reason)")
+        }
     }
 
     private static func required(_ arguments: ArgumentList, _ name: String) throws(ArgumentList.UsageError) -> String {

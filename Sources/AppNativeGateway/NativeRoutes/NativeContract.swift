@@ -1,6 +1,7 @@
 import AppNativeJSON
 import AppNativeModels
 import AppNativeProxy
+import AppNativeRoutes
 
 /// The contract checks of the native routes: request bodies, the upstream's feeds and results,
 /// and the document reference rules (routes.md §2, §3).

@@ -1,6 +1,7 @@
 import AppNativeCore
 import AppNativeHTTP
 import AppNativeProxy
+import AppNativeRoutes
 
 /// Shapes the upstream's answer to a native route into what the app expects (routes.md §1, §3):
 /// events become `{"ok":true}` (204 for live activities), feeds and results are validated by the

@@ -2,6 +2,7 @@ import AppNativeCore
 import AppNativeHTTP
 import AppNativeJSON
 import AppNativeProxy
+import AppNativeRoutes
 import AppNativeServer
 
 /// The native routes on one event loop: matches a request to its route and builds the mediation

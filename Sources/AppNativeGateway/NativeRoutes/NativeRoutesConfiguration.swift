@@ -1,4 +1,5 @@
 public import AppNativeProxy
+public import AppNativeRoutes
 
 /// Where the native routes live, where their events go, and their limits.
 public struct NativeRoutesConfiguration: Sendable {

@@ -1,4 +1,5 @@
 import AppNativeJSON
+import AppNativeRoutes
 
 /// The OpenAPI 3.0 description of every endpoint the gateway answers itself on its public
 /// listener: the `/.auth/` endpoints, the native routes, and the apple-app-site-association file.

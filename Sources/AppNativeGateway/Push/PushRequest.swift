@@ -1,5 +1,6 @@
 import AppNativeAPNs
 import AppNativeJSON
+import AppNativeModels
 
 /// A decoded push API request: the notification and its device tokens. Built from the JSON body
 /// in one pass that reports every field error with its JSON path (STYLE.md §4).
@@ -235,9 +236,9 @@ private struct Fields {
             return nil
         }
         do {
-            return try LiveActivityState(json: object)
+            return try LiveActivityState(json: .object(object))
         } catch {
-            fail("state", error.reason)
+            fail("state", error)
             return nil
         }
     }
@@ -248,11 +249,18 @@ private struct Fields {
             return nil
         }
         do {
-            return try LiveActivityAttributes(json: object)
+            return try LiveActivityAttributes(json: .object(object))
         } catch {
-            fail("attributes", error.reason)
+            fail("attributes", error)
             return nil
         }
+    }
+
+    /// One field error per issue of a contract model's decoding (models.md §5), each naming the
+    /// issue's path inside `key`. Issue messages never quote the input.
+    mutating func fail(_ key: String, _ error: ModelError) {
+        guard !error.issues.isEmpty else { return fail(key, error.reason) }
+        for issue in error.issues { fail(key, "\(issue.pathDescription): \(issue.message)") }
     }
 
     mutating func checkUnread() {

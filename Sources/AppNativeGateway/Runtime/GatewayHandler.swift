@@ -3,6 +3,7 @@ import AppNativeClient
 import AppNativeCore
 import AppNativeHTTP
 import AppNativeProxy
+import AppNativeRoutes
 import AppNativeServer
 import Foundation
 

@@ -1,29 +1,10 @@
-/// The ten routes below the prefix (routes.md §1). Private to this module: the gateway has its
-/// own table for its forwarding shapes.
-enum NativeRouteTable: String, CaseIterable, Sendable {
-    case devices
-    case locations
-    case documents
-    case notificationActions = "notification-actions"
-    case widgets
-    case widgetActions = "widget-actions"
-    case widgetOptions = "widget-options"
-    case approvals
-    case approvalDecisions = "approval-decisions"
-    case liveActivities = "live-activities"
-
-    var method: String {
-        switch self {
-        case .widgets, .approvals: "GET"
-        default: "POST"
-        }
-    }
-
+extension NativeRoute {
     /// Whether `method` is served (HEAD rides along with GET, its body left out).
     func accepts(_ method: String) -> Bool {
         method == self.method || (self.method == "GET" && method == "HEAD")
     }
 
+    /// Whether the backend registered a callback for this route; an unmounted route is a 404.
     func isMounted<User: Sendable>(in callbacks: NativeRouteCallbacks<User>) -> Bool {
         switch self {
         case .devices: callbacks.registerDevice != nil

@@ -1,27 +1,9 @@
-/// The ten routes the iOS app calls on every web app's backend (routes.md §1), which the gateway
-/// serves itself so each body is validated once and identity never comes from a body field.
-public enum NativeRoute: String, CaseIterable, Sendable {
-    case devices
-    case locations
-    case documents
-    case notificationActions = "notification-actions"
-    case widgets
-    case widgetActions = "widget-actions"
-    case widgetOptions = "widget-options"
-    case approvals
-    case approvalDecisions = "approval-decisions"
-    case liveActivities = "live-activities"
+public import AppNativeRoutes
+import Foundation
 
-    /// The path below the native prefix (`{p}/devices`).
-    public var pathSuffix: String { "/" + rawValue }
-
-    public var method: String {
-        switch self {
-        case .widgets, .approvals: "GET"
-        default: "POST"
-        }
-    }
-
+/// What only the gateway needs to know about a native route: where its events are forwarded and
+/// how its body and answer are checked on the way.
+extension NativeRoute {
     /// `NATIVE_UPSTREAM_<ROUTE>_URL`: where this route's events go instead of the same path on
     /// `UPSTREAM_URL`.
     public var upstreamURLSetting: String {
@@ -49,5 +31,3 @@ public enum NativeRoute: String, CaseIterable, Sendable {
         }
     }
 }
-
-import Foundation
