@@ -122,9 +122,10 @@ public final class RawHTTPClient {
 
     /// One request with a body (`Content-Length`) on a fresh connection.
     public static func request(
-        port: Int, method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []
+        port: Int, method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = [],
+        timeout: Duration = .seconds(10)
     ) throws -> Response {
-        let client = try RawHTTPClient(port: port)
+        let client = try RawHTTPClient(port: port, timeout: timeout)
         var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" { request += "Content-Length: \(body.count)\r\n" }

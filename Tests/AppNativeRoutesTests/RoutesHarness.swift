@@ -108,7 +108,11 @@ func send(
 ) async throws -> RawHTTPClient.Response {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
-            continuation.resume(with: Result { try RawHTTPClient.request(port: port, method: method, target, headers: headers, body: body) })
+            // A long timeout: in a full parallel run other suites can hold the concurrency pool's
+            // few threads for many seconds, and the handler's callbacks wait for one.
+            continuation.resume(with: Result {
+                try RawHTTPClient.request(port: port, method: method, target, headers: headers, body: body, timeout: .seconds(120))
+            })
         }
         thread.start()
     }
