@@ -122,35 +122,55 @@ public final class APNsSender: Sendable {
         let body = try notification.body()
         for token in deviceTokens { try Self.validate(deviceToken: token) }
         let connection = try connection(for: try await resolveConfiguration(configuration))
-        typealias Outcome = (index: Int, result: Result<APNsResult, APNsError>)
-        let send: @Sendable (Int) async -> Outcome = { index in
-            do throws(APNsError) {
-                return (index, .success(try await self.send(notification, body: body, to: deviceTokens[index], over: connection)))
-            } catch {
-                return (index, .failure(error))
-            }
-        }
-        let outcomes = await withTaskGroup(of: Outcome.self, returning: [Result<APNsResult, APNsError>?].self) { group in
-            var results = [Result<APNsResult, APNsError>?](repeating: nil, count: deviceTokens.count)
-            var pending = deviceTokens.indices.makeIterator()
-            for _ in 0..<options.maxConcurrentPushes {
-                guard let index = pending.next() else { break }
-                group.addTask { await send(index) }
+        // The shape of this loop is deliberate: results kept outside the group's closure, each
+        // child's answer an enum of our own, no local function. Swift 6.3.1 -O miscompiled the
+        // earlier shapes (a `Result<_, APNsError>` array returned from the group closure trapped
+        // on the first batch in release builds only); Tests/…/APNsReleaseBuildTests guards it.
+        var slots = [BatchSlot?](repeating: nil, count: deviceTokens.count)
+        let width = max(1, options.maxConcurrentPushes)
+        await withTaskGroup(of: (Int, BatchSlot).self) { group in
+            var next = 0
+            while next < deviceTokens.count, next < width {
+                let index = next
+                group.addTask { await self.batchSlot(notification, body: body, to: deviceTokens[index], over: connection, index: index) }
+                next += 1
             }
             // A sliding window: each finished push starts the next one.
-            while let outcome = await group.next() {
-                results[outcome.index] = outcome.result
-                if let index = pending.next() { group.addTask { await send(index) } }
+            while let (index, slot) = await group.next() {
+                slots[index] = slot
+                if next < deviceTokens.count {
+                    let index = next
+                    group.addTask { await self.batchSlot(notification, body: body, to: deviceTokens[index], over: connection, index: index) }
+                    next += 1
+                }
             }
-            return results
         }
         var results: [APNsResult] = []
-        results.reserveCapacity(outcomes.count)
-        for outcome in outcomes {
-            guard let outcome else { preconditionFailure("every batch slot is filled") }
-            results.append(try outcome.get())
+        results.reserveCapacity(slots.count)
+        for slot in slots {
+            switch slot {
+            case .sent(let result): results.append(result)
+            case .failed(let error): throw error
+            case nil: preconditionFailure("every batch slot is filled")
+            }
         }
         return results
+    }
+
+    /// One device's outcome in a batch.
+    private enum BatchSlot: Sendable {
+        case sent(APNsResult)
+        case failed(APNsError)
+    }
+
+    private func batchSlot(
+        _ notification: APNsNotification, body: [UInt8], to token: String, over connection: APNsConnection, index: Int
+    ) async -> (Int, BatchSlot) {
+        do throws(APNsError) {
+            return (index, .sent(try await send(notification, body: body, to: token, over: connection)))
+        } catch {
+            return (index, .failed(error))
+        }
     }
 
     /// Stops every cached connection.
