@@ -14,6 +14,8 @@ packages=(
   python3-jwt python3-cryptography python3-h2 python3-websockets
   # real peers of the integration tests and benchmarks
   nginx-light wrk caddy curl haproxy apache2-bin libapache2-mod-auth-openidc procps
+  # Benchmarks/apns.sh: h2load posts to the fake APNs server (its ceiling)
+  nghttp2-client
 )
 
 missing=()
