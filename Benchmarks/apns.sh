@@ -82,7 +82,7 @@ import http.client, json, sys, threading, time
 port, key, total, batch, concurrency = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 batches = [list(range(start, min(start + batch, total))) for start in range(0, total, batch)]
 lock = threading.Lock()
-counts = {"sent": 0, "not_sent": 0, "errors": 0}
+counts = {"sent": 0, "not_sent": 0, "errors": 0, "reasons": {}}
 def post(indexes):
     body = json.dumps({"tokens": ["ab" * 28 + "%08x" % i for i in indexes], "title": "Benchmark",
                        "body": "One push of many"})
@@ -98,6 +98,10 @@ def post(indexes):
         result = json.loads(answer)
         counts["sent"] += result["sent"]
         counts["not_sent"] += result["not_sent"]
+        for entry in result["results"]:
+            if not entry["sent"]:
+                reason = str(entry.get("reason") or entry.get("error") or entry)[:80]
+                counts["reasons"][reason] = counts["reasons"].get(reason, 0) + 1
 def worker():
     while True:
         with lock:
@@ -106,7 +110,7 @@ def worker():
             indexes = batches.pop(0)
         post(indexes)
 post([0])  # warm-up: the connection and the provider token are not measured
-counts = {"sent": 0, "not_sent": 0, "errors": 0}
+counts = {"sent": 0, "not_sent": 0, "errors": 0, "reasons": {}}
 start = time.monotonic()
 threads = [threading.Thread(target=worker) for _ in range(concurrency)]
 for thread in threads: thread.start()
@@ -118,7 +122,7 @@ EOF
 json_field() { "$python_bin" -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
 per_push_us() { awk -v t="$1" -v hz="$clock_ticks" -v n="$2" 'BEGIN {printf "%.0f", t / hz / n * 1e6}'; }
 core_share() { awk -v t="$1" -v hz="$clock_ticks" -v s="$2" 'BEGIN {printf "%.2f", t / hz / s}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b > 0 ? a / b : 0}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
 
 echo "machine: $(nproc) cores (shared with other builds), $(uname -r); load average at start: $(load_average)"
 echo "fake APNs: TLS, 127.0.0.1:$fake_port; $pushes pushes per client, $streams in flight; payload" \
@@ -215,7 +219,7 @@ if [ "$rss_tokens" -gt 0 ]; then
   mb() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
   echo "push API memory: $rss_tokens tokens, batches of $max_batch, $rss_concurrency concurrent requests:" \
     "sent $(echo "$rss_out" | json_field sent), not sent $(echo "$rss_out" | json_field not_sent)," \
-    "errors $(echo "$rss_out" | json_field errors), $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}') s"
+    "errors $(echo "$rss_out" | json_field errors) $(echo "$rss_out" | json_field reasons), $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}') s"
   echo "gateway RSS before: $(mb "$rss_before") MB; peak (VmHWM): $(mb "$hwm") MB; after: $(mb "$rss_after") MB"
 fi
 echo "load average at end: $(load_average)"
