@@ -137,7 +137,8 @@ start_push_gateway
 gw_before=$(ticks_sum "$gateway_pid")
 fake_before=$(ticks_sum "$fake_pid")
 t0=$(date +%s.%N)
-ours_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$pushes" "$max_batch" 1)
+ours_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$pushes" "$max_batch" 1) ||
+  die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/push-gateway-*.err)"
 t1=$(date +%s.%N)
 gw_ticks=$(($(ticks_sum "$gateway_pid") - gw_before))
 fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
@@ -213,7 +214,8 @@ if [ "$rss_tokens" -gt 0 ]; then
   start_push_gateway
   read -r rss_before _ < <(rss_kb "$gateway_pid")
   t0=$(date +%s.%N)
-  rss_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$rss_tokens" "$max_batch" "$rss_concurrency")
+  rss_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$rss_tokens" "$max_batch" "$rss_concurrency") ||
+    die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/push-gateway-*.err)"
   t1=$(date +%s.%N)
   read -r rss_after hwm < <(rss_kb "$gateway_pid")
   mb() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }

@@ -32,7 +32,7 @@ struct APNsInteropTests {
 
     static func cases() throws -> [Case] {
         let fullState = try object(
-            #"{"title":"Deploy","subtitle":"eu-west","status":"running","progress":0.25,"steps":["build","test","ship"],"currentStep":1,"timerEnd":1790000123.5,"icon":"hammer","tint":"#FF8800"}"#)
+            ##"{"title":"Deploy","subtitle":"eu-west","status":"running","progress":0.25,"steps":["build","test","ship"],"currentStep":1,"timerEnd":1790000123.5,"icon":"hammer","tint":"#FF8800"}"##)
         let smallState = try object(#"{"title":"Build","subtitle":"main"}"#)
         let attributes = try object(
             #"{"webAppID":"ci","activityID":"run-7","webAppName":"CI","icon":"gear","tint":"blue","path":"/runs/7"}"#)
@@ -209,7 +209,7 @@ struct APNsInteropTests {
             let differences =
                 Self.payloadDifferences(mine["payload"], reference["payload"], kind: item.kind)
                 + Self.headerDifferences(mine["headers"]?.objectValue ?? [:], reference["headers"]?.objectValue ?? [:], kind: item.kind)
-            #expect(differences.isEmpty, "\(item.name) (ours vs aioapns):\n" + differences.joined(separator: "\n"))
+            #expect(differences.isEmpty, "\(item.name) (ours vs aioapns):\n\(differences.joined(separator: "\n"))")
         }
     }
 
