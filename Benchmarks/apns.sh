@@ -125,6 +125,7 @@ core_share() { awk -v t="$1" -v hz="$clock_ticks" -v s="$2" 'BEGIN {printf "%.2f
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
 
 echo "machine: $(nproc) cores (shared with other builds), $(uname -r); load average at start: $(load_average)"
+echo "gateway binary: $binary"
 echo "fake APNs: TLS, 127.0.0.1:$fake_port; $pushes pushes per client, $streams in flight; payload" \
   '{"aps":{"alert":{"title":"Benchmark","body":"One push of many"},"sound":"default"}}'
 printf '%-34s %10s %8s %14s %16s %14s %s\n' client "pushes/s" "sent" "client us/push" "fake cores used" "fake us/push" "load (1 5 15)"
@@ -146,7 +147,7 @@ ours_rate=$(echo "$ours_out" | json_field pushes_per_second)
 ours_sent=$(echo "$ours_out" | json_field sent)
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
 connections=$(ss -Htn state established "( dport = :$fake_port )" | wc -l)
-row "ours (push API, release gateway)" "$ours_rate" "$ours_sent" "$(per_push_us "$gw_ticks" "$pushes")" \
+row "ours (push API, gateway)" "$ours_rate" "$ours_sent" "$(per_push_us "$gw_ticks" "$pushes")" \
   "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
 kill -TERM "$gateway_pid" 2>/dev/null || true
 wait "$gateway_pid" 2>/dev/null || true

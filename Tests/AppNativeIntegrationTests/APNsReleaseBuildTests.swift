@@ -3,6 +3,8 @@ import AppNativeTesting
 import Foundation
 import Testing
 
+private let releaseGatewayBinary = ProcessRunner.repositoryRoot() + "/.build/release/app-native-gateway"
+
 /// The optimised build of the sender, which the debug-built tests never run: `push alert` with
 /// two tokens through `.build/release/app-native-gateway` (only when a release build exists,
 /// e.g. after `make build-release` or `Benchmarks/apns.sh`).
@@ -14,10 +16,10 @@ import Testing
 /// push API request. The debug build of the same source passes.
 @Suite(
     "APNs sender, release build",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: APNsReleaseBuildTests.binary), "no release build"),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: releaseGatewayBinary), "no release build"),
     .timeLimit(.minutes(1)))
 struct APNsReleaseBuildTests {
-    static let binary = ProcessRunner.repositoryRoot() + "/.build/release/app-native-gateway"
+    static let binary = releaseGatewayBinary
 
     @Test("push alert to two tokens: exit 0 and one result per token")
     func batchOfTwo() async throws {
