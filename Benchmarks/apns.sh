@@ -1,99 +1,228 @@
 #!/usr/bin/env bash
-# APNs sender throughput (issue #6): pushes per second from one process over one HTTP/2
-# connection against Tests/Peers/fake_apns.py (h2c), compared with h2load posting the same
-# payload to the same fake (the fake's ceiling; goal: the gateway reaches >= 0.8 of it) and with
-# aioapns, the Python reference's transport (goal: >= 3x it).
+# APNs push throughput and push API memory (issue #6, "Performance").
 #
-# Needs (Debian): python3-h2, python3-cryptography, python3-jwt, nghttp2-client (h2load); the
-# aioapns venv of scripts/install-deps.sh; a release build of app-native-gateway.
-# PUSHES (default 5000) pushes each, 100 streams in flight.
+# One fake APNs server (Tests/Peers/fake_apns.py, TLS with keys/test, no --record) serves, one
+# after the other, the same alert payload and headers (apns-push-type alert, priority 10, a
+# valid ES256 provider token) from:
+#   (a) ours: the release gateway's push API (`POST /push/alert`, batches of PUSH_MAX_BATCH
+#       tokens, one request at a time): one process, the sender's one HTTP/2 connection,
+#       100 streams in flight (APNsSenderOptions.maxConcurrentPushes);
+#   (b) h2load (Debian nghttp2-client): one connection, STREAMS (100) streams in flight: the
+#       fake's ceiling;
+#   (c) aioapns 4.0 (the Python reference's transport, Tests/Peers/aioapns_send.py bench):
+#       one connection, 100 pushes in flight.
+# Each prints pushes/s; the CPU each client and the fake used per push is printed too, so a
+# starved or saturated fake can be told apart from a slow client. Then a fresh gateway takes
+# RSS_TOKENS (100000) distinct tokens through the push API in RSS_CONCURRENCY (4) concurrent
+# requests of PUSH_MAX_BATCH tokens, and its peak RSS (VmHWM) is printed.
+#
+# Environment: PUSHES (5000 per client), PUSH_MAX_BATCH (10000, the gateway's ceiling), STREAMS
+# (100), RSS_TOKENS (100000; 0 skips), RSS_CONCURRENCY (4), EVENT_LOOPS (2), GATEWAY_BIN (else
+# built here).
+# Needs: nghttp2-client nginx-light python3 python3-h2 python3-cryptography procps iproute2
+# (scripts/install-deps.sh) and the PyPI venv (scripts/install-python-tools.sh).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+
 pushes="${PUSHES:-5000}"
-interop_python="${APPNATIVE_INTEROP_PYTHON:-$HOME/.cache/appnative/interop-venv/bin/python}"
-[ -x "$interop_python" ] || die "no aioapns venv at $interop_python (scripts/install-deps.sh)"
-command -v h2load >/dev/null || die "h2load missing (apt-get install nghttp2-client)"
-gateway="$(gateway_binary)"
-key="$repo_dir/keys/test/apns-test.p8"
-key_id=TESTKEY123 team_id=TEAM123456 bundle=com.example.appnative
+max_batch="${PUSH_MAX_BATCH:-10000}"
+streams="${STREAMS:-100}"
+rss_tokens="${RSS_TOKENS:-100000}"
+rss_concurrency="${RSS_CONCURRENCY:-4}"
+venv_python="$repo_dir/.build/python-tools/bin/python"
+key_file="$repo_dir/keys/test/apns-test.p8"
+key_id=TESTKEY123
+team_id=TEAM123456
+bundle_id=com.example.appnative
+api_key=bench-push-api-key-0123456789
 token=$(printf 'ab%.0s' $(seq 32))
-payload='{"aps":{"content-available":1},"webapp_id":"bench","approvals_refresh":true}'
 
-start_fake() {
-  "$python_bin" "$repo_dir/Tests/Peers/fake_apns.py" --signing-key "$key" --key-id "$key_id" \
-    --team-id "$team_id" --bundle-id "$bundle" > "$work_dir/fake.out" 2>&1 &
-  started_pids+=($!)
-  fake_pid=$!
-  for _ in $(seq 50); do grep -q READY "$work_dir/fake.out" && break; sleep 0.1; done
-  fake_port=$(awk '/READY/ {print $2}' "$work_dir/fake.out")
-  [ -n "$fake_port" ] || die "fake_apns.py did not start"
+command -v h2load >/dev/null || die "h2load missing: scripts/install-deps.sh (nghttp2-client)"
+[ -x "$venv_python" ] || die "no PyPI venv: scripts/install-python-tools.sh (aioapns)"
+binary=$(gateway_binary)
+start_upstream # `serve` needs an upstream; no request goes to it
+
+# The fake APNs server: sets fake_port, fake_pid.
+"$python_bin" "$repo_dir/Tests/Peers/fake_apns.py" --signing-key "$key_file" --key-id "$key_id" \
+  --team-id "$team_id" --bundle-id "$bundle_id" --cert "$repo_dir/keys/test/localhost.pem" \
+  --key "$repo_dir/keys/test/localhost-key.pem" >"$work_dir/fake.out" 2>"$work_dir/fake.err" &
+fake_pid=$!
+started_pids+=("$fake_pid")
+for _ in $(seq 100); do grep -q '^READY' "$work_dir/fake.out" 2>/dev/null && break; sleep 0.1; done
+fake_port=$(awk '/^READY/ {print $2}' "$work_dir/fake.out")
+[ -n "$fake_port" ] || die "fake APNs server did not start: $(cat "$work_dir/fake.err")"
+
+# A gateway with the push API pointed at the fake. Sets gateway_pid, gateway_admin_port.
+push_gateways=0
+start_push_gateway() {
+  push_gateways=$((push_gateways + 1))
+  local out="$work_dir/push-gateway-$push_gateways.out" err="$work_dir/push-gateway-$push_gateways.err"
+  env -i PATH=/usr/bin:/bin UPSTREAM_URL="http://127.0.0.1:$upstream_port" \
+    LISTEN=127.0.0.1:0 ADMIN_LISTEN=127.0.0.1:0 EVENT_LOOPS="${EVENT_LOOPS:-2}" ACCESS_LOG=false \
+    PUBLIC_PATHS=/ ENTRA_TENANT_ID=00000000-0000-4000-8000-00000000b0b0 \
+    ENTRA_AUDIENCE=00000000-0000-4000-8000-00000000b0b1 ENTRA_JWKS_URL="http://127.0.0.1:$upstream_port/jwks" \
+    PUSH_API_KEYS="$api_key" PUSH_MAX_BATCH="$max_batch" APNS_KEY="$(cat "$key_file")" APNS_KEY_ID="$key_id" \
+    APNS_TEAM_ID="$team_id" APNS_BUNDLE_ID="$bundle_id" APNS_BASE_URL="https://127.0.0.1:$fake_port" \
+    APNS_CA_FILE="$repo_dir/keys/test/ca.pem" "$binary" serve >"$out" 2>"$err" &
+  gateway_pid=$!
+  started_pids+=("$gateway_pid")
+  local tries=0
+  until grep -q '^app-native-gateway ready' "$out" 2>/dev/null; do
+    kill -0 "$gateway_pid" 2>/dev/null || die "gateway exited: $(cat "$err")"
+    tries=$((tries + 1))
+    [ "$tries" -lt 100 ] || die "gateway not ready after 10 s"
+    sleep 0.1
+  done
+  gateway_admin_port=$(grep -m1 '^app-native-gateway ready' "$out" | sed -E 's/.* admin=[^ ]*:([0-9]+).*/\1/')
 }
-stop_fake() { kill -TERM "$fake_pid" 2>/dev/null || true; wait "$fake_pid" 2>/dev/null || true; }
-rate() { awk -v n="$1" -v s="$2" -v e="$3" 'BEGIN {printf "%.0f", n / (e - s)}'; }
 
-# 1. h2load: the same request (valid provider token, headers, payload), 1 connection, 100 streams.
-start_fake
-jwt=$("$python_bin" -c '
-import jwt, sys, time
-print(jwt.encode({"iss": sys.argv[2], "iat": int(time.time())}, open(sys.argv[1]).read(), algorithm="ES256",
-                 headers={"kid": sys.argv[3]}))' "$key" "$team_id" "$key_id")
-printf '%s' "$payload" > "$work_dir/payload.json"
-h2load_rate=$(h2load -n "$pushes" -c 1 -m 100 -d "$work_dir/payload.json" \
-  -H "authorization: bearer $jwt" -H "apns-topic: $bundle" -H "apns-push-type: background" \
-  -H "apns-priority: 5" -H "content-type: application/json" \
-  "http://127.0.0.1:$fake_port/3/device/$token" | awk '/^finished in/ {gsub(",", "", $4); print $4}')
-stop_fake
+# The push API client: TOTAL distinct tokens in requests of BATCH, CONCURRENCY at a time.
+cat >"$work_dir/post.py" <<'EOF'
+import http.client, json, sys, threading, time
+port, key, total, batch, concurrency = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+batches = [list(range(start, min(start + batch, total))) for start in range(0, total, batch)]
+lock = threading.Lock()
+counts = {"sent": 0, "not_sent": 0, "errors": 0, "reasons": {}}
+def post(indexes):
+    body = json.dumps({"tokens": ["ab" * 28 + "%08x" % i for i in indexes], "title": "Benchmark",
+                       "body": "One push of many"})
+    connection = http.client.HTTPConnection("127.0.0.1", int(port), timeout=900)
+    connection.request("POST", "/push/alert", body, {"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+    response = connection.getresponse()
+    answer = response.read()
+    with lock:
+        if response.status != 200:
+            counts["errors"] += 1
+            print(response.status, answer[:300], file=sys.stderr)
+            return
+        result = json.loads(answer)
+        counts["sent"] += result["sent"]
+        counts["not_sent"] += result["not_sent"]
+        for entry in result["results"]:
+            if not entry["sent"]:
+                reason = str(entry.get("reason") or entry.get("error") or entry)[:80]
+                counts["reasons"][reason] = counts["reasons"].get(reason, 0) + 1
+def worker():
+    while True:
+        with lock:
+            if not batches:
+                return
+            indexes = batches.pop(0)
+        post(indexes)
+post([0])  # warm-up: the connection and the provider token are not measured
+counts = {"sent": 0, "not_sent": 0, "errors": 0, "reasons": {}}
+start = time.monotonic()
+threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+seconds = time.monotonic() - start
+print(json.dumps(dict(counts, seconds=round(seconds, 3), pushes_per_second=round(total / seconds, 1))))
+EOF
 
-# 2. the gateway's sender: `push approvals` with PUSHES tokens (one process, one connection).
-start_fake
-tokens=()
-for i in $(seq "$pushes"); do tokens+=(--token "$(printf '%064x' "$i")"); done
-start=$(date +%s.%N)
-APNS_KEY="$(cat "$key")" APNS_KEY_ID=$key_id APNS_TEAM_ID=$team_id APNS_BUNDLE_ID=$bundle \
-  APNS_BASE_URL="http://127.0.0.1:$fake_port" "$gateway" push approvals --webapp-id bench "${tokens[@]}" \
-  > "$work_dir/gateway.out"
-end=$(date +%s.%N)
-sent=$(grep -c '"sent":true' "$work_dir/gateway.out" || true)
-[ "$sent" -eq "$pushes" ] || die "gateway sent $sent of $pushes"
-gateway_rate=$(rate "$pushes" "$start" "$end")
-stop_fake
+json_field() { "$python_bin" -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
+per_push_us() { awk -v t="$1" -v hz="$clock_ticks" -v n="$2" 'BEGIN {printf "%.0f", t / hz / n * 1e6}'; }
+core_share() { awk -v t="$1" -v hz="$clock_ticks" -v s="$2" 'BEGIN {printf "%.2f", t / hz / s}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
 
-# 3. aioapns: the same pushes, 100 in flight on one connection.
-start_fake
-aioapns_rate=$("$interop_python" - "$fake_port" "$key" "$key_id" "$team_id" "$bundle" "$pushes" <<'PY'
-import asyncio, sys, time, uuid
-from aioapns import APNs, NotificationRequest, PushType
-from aioapns.connection import APNsDevelopmentClientProtocol
-port, key, key_id, team, bundle, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
-APNsDevelopmentClientProtocol.APNS_SERVER = "127.0.0.1"
-APNsDevelopmentClientProtocol.APNS_PORT = int(port)
-# aioapns always speaks TLS; the fake here is h2c, so replace the connection's TLS with plain TCP.
-from aioapns.connection import APNsKeyConnectionPool
-async def plain(self, factory):
-    _, protocol = await self.loop.create_connection(protocol_factory=factory, host="127.0.0.1", port=int(port))
-    return protocol
-APNsKeyConnectionPool._create_connection = plain
-async def main():
-    client = APNs(key=open(key).read(), key_id=key_id, team_id=team, topic=bundle, use_sandbox=True, max_connections=1)
-    semaphore = asyncio.Semaphore(100)
-    async def one(i):
-        async with semaphore:
-            request = NotificationRequest(device_token="%064x" % i, notification_id=str(uuid.uuid4()),
-                message={"aps": {"content-available": 1}, "webapp_id": "bench", "approvals_refresh": True},
-                priority=5, push_type=PushType.BACKGROUND)
-            result = await client.send_notification(request)
-            assert result.is_successful, result.description
-    start = time.monotonic()
-    await asyncio.gather(*(one(i) for i in range(n)))
-    print("%.0f" % (n / (time.monotonic() - start)))
-asyncio.run(main())
-PY
+echo "machine: $(nproc) cores (shared with other builds), $(uname -r); load average at start: $(load_average)"
+echo "gateway binary: $binary"
+echo "fake APNs: TLS, 127.0.0.1:$fake_port; $pushes pushes per client, $streams in flight; payload" \
+  '{"aps":{"alert":{"title":"Benchmark","body":"One push of many"},"sound":"default"}}'
+printf '%-34s %10s %8s %14s %16s %14s %s\n' client "pushes/s" "sent" "client us/push" "fake cores used" "fake us/push" "load (1 5 15)"
+row() {
+  printf '%-34s %10s %8s %14s %16s %14s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$(load_average)"
+}
+
+# (a) ours
+start_push_gateway
+gw_before=$(ticks_sum "$gateway_pid")
+fake_before=$(ticks_sum "$fake_pid")
+t0=$(date +%s.%N)
+ours_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$pushes" "$max_batch" 1) ||
+  die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/push-gateway-*.err)"
+t1=$(date +%s.%N)
+gw_ticks=$(($(ticks_sum "$gateway_pid") - gw_before))
+fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
+ours_rate=$(echo "$ours_out" | json_field pushes_per_second)
+ours_sent=$(echo "$ours_out" | json_field sent)
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
+connections=$(ss -Htn state established "( dport = :$fake_port )" | wc -l)
+row "ours (push API, gateway)" "$ours_rate" "$ours_sent" "$(per_push_us "$gw_ticks" "$pushes")" \
+  "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
+kill -TERM "$gateway_pid" 2>/dev/null || true
+wait "$gateway_pid" 2>/dev/null || true
+
+# (b) h2load: the fake's ceiling
+jwt=$("$python_bin" - "$key_file" "$key_id" "$team_id" <<'EOF'
+import base64, json, sys, time
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+key = serialization.load_pem_private_key(open(sys.argv[1], "rb").read(), password=None)
+b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+signing = b64(json.dumps({"alg": "ES256", "kid": sys.argv[2]}).encode()) + "." + \
+    b64(json.dumps({"iss": sys.argv[3], "iat": int(time.time())}).encode())
+r, s = decode_dss_signature(key.sign(signing.encode(), ec.ECDSA(hashes.SHA256())))
+print(signing + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
+EOF
 )
-stop_fake
+printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"One push of many"},"sound":"default"}}' >"$work_dir/payload.json"
+read_children_ticks
+children_before=$children_ticks_now
+fake_before=$(ticks_sum "$fake_pid")
+t0=$(date +%s.%N)
+h2load -n "$pushes" -c 1 -m "$streams" -d "$work_dir/payload.json" -H "authorization: bearer $jwt" \
+  -H "apns-topic: $bundle_id" -H "apns-push-type: alert" -H "apns-priority: 10" \
+  "https://127.0.0.1:$fake_port/3/device/$token" >"$work_dir/h2load.out" 2>&1 || die "h2load: $(tail -5 "$work_dir/h2load.out")"
+t1=$(date +%s.%N)
+read_children_ticks
+h2_ticks=$((children_ticks_now - children_before))
+fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
+h2_rate=$(sed -nE 's/^finished in [^,]*, ([0-9.]+) req\/s.*/\1/p' "$work_dir/h2load.out")
+h2_sent=$(sed -nE 's/^status codes: ([0-9]+) 2xx.*/\1/p' "$work_dir/h2load.out")
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
+row "h2load (fake's ceiling)" "$h2_rate" "$h2_sent" "$(per_push_us "$h2_ticks" "$pushes")" \
+  "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
 
-printf '%-46s %10s\n' "h2load -> fake_apns.py pushes/s (ceiling)" "$h2load_rate"
-printf '%-46s %10s\n' "app-native-gateway push pushes/s" "$gateway_rate"
-printf '%-46s %10s\n' "aioapns pushes/s" "$aioapns_rate"
-printf '%-46s %10.2f  (goal >= 0.80)\n' "gateway / h2load" "$(awk -v a="$gateway_rate" -v b="$h2load_rate" 'BEGIN {print a / b}')"
-printf '%-46s %10.2f  (goal >= 3.00)\n' "gateway / aioapns" "$(awk -v a="$gateway_rate" -v b="$aioapns_rate" 'BEGIN {print a / b}')"
-echo "pushes per run: $pushes; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# (c) aioapns
+read_children_ticks
+children_before=$children_ticks_now
+fake_before=$(ticks_sum "$fake_pid")
+t0=$(date +%s.%N)
+aio_out=$("$venv_python" "$repo_dir/Tests/Peers/aioapns_send.py" bench --port "$fake_port" \
+  --ca-file "$repo_dir/keys/test/ca.pem" --key-file "$key_file" --key-id "$key_id" --team-id "$team_id" \
+  --bundle-id "$bundle_id" --count "$pushes" --token "$token" --concurrency "$streams")
+t1=$(date +%s.%N)
+read_children_ticks
+aio_ticks=$((children_ticks_now - children_before))
+fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
+aio_rate=$(echo "$aio_out" | json_field pushes_per_second)
+aio_sent=$(echo "$aio_out" | json_field sent)
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
+row "aioapns 4.0" "$aio_rate" "$aio_sent" "$(per_push_us "$aio_ticks" "$pushes")" \
+  "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
+
+echo "gateway connections to the fake after (a): $connections"
+printf '%-44s %8s  (goal >= 0.80)\n' "pushes/s ours / h2load" "$(ratio "$ours_rate" "$h2_rate")"
+printf '%-44s %8s  (goal >= 3.00)\n' "pushes/s ours / aioapns" "$(ratio "$ours_rate" "$aio_rate")"
+echo "(client us/push: CPU of the gateway (all its threads, incl. JSON in and out of the push API),"
+echo " of h2load, of the aioapns process; fake cores used: CPU seconds of the fake / wall seconds —"
+echo " near 1.00 means the single-threaded fake is the bottleneck; fake us/push bounds its ceiling"
+echo " at 1e6 / (fake us/push) pushes/s on one whole core)"
+
+# Peak RSS of a fresh gateway while RSS_TOKENS tokens go through the push API.
+if [ "$rss_tokens" -gt 0 ]; then
+  start_push_gateway
+  read -r rss_before _ < <(rss_kb "$gateway_pid")
+  t0=$(date +%s.%N)
+  rss_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$rss_tokens" "$max_batch" "$rss_concurrency") ||
+    die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/push-gateway-*.err)"
+  t1=$(date +%s.%N)
+  read -r rss_after hwm < <(rss_kb "$gateway_pid")
+  mb() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
+  echo "push API memory: $rss_tokens tokens, batches of $max_batch, $rss_concurrency concurrent requests:" \
+    "sent $(echo "$rss_out" | json_field sent), not sent $(echo "$rss_out" | json_field not_sent)," \
+    "errors $(echo "$rss_out" | json_field errors) $(echo "$rss_out" | json_field reasons), $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}') s"
+  echo "gateway RSS before: $(mb "$rss_before") MB; peak (VmHWM): $(mb "$hwm") MB; after: $(mb "$rss_after") MB"
+fi
+echo "load average at end: $(load_average)"

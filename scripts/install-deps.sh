@@ -14,6 +14,8 @@ packages=(
   python3-jwt python3-cryptography python3-h2 python3-websockets
   # real peers of the integration tests and benchmarks
   nginx-light wrk caddy curl haproxy apache2-bin libapache2-mod-auth-openidc procps
+  # Benchmarks/apns.sh: h2load posts to the fake APNs server (its ceiling)
+  nghttp2-client
 )
 
 missing=()
@@ -30,13 +32,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
-# The APNs interoperability test runs the Python reference's transport, aioapns (PyPI only), from a
-# virtual environment that reuses Debian's h2, PyJWT and cryptography.
-venv="${APPNATIVE_INTEROP_VENV:-$HOME/.cache/appnative/interop-venv}"
-if ! "$venv/bin/python" -c 'import aioapns' 2>/dev/null; then
-  echo "install-deps: creating $venv with aioapns 4.0" >&2
-  python3 -m venv --system-site-packages "$venv"
-  "$venv/bin/pip" install -q aioapns==4.0
 fi

@@ -2,6 +2,7 @@
 # Installs the PyPI tools the tests run (pinned) into a venv at .build/python-tools, once.
 #
 #   schemathesis  property-based checks of the running gateway against its OpenAPI document
+#   aioapns       the Python reference's APNs transport: interoperability test and benchmark peer
 #
 # Idempotent and fast when already installed: a stamp file records the pinned set.
 set -euo pipefail
@@ -10,6 +11,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.build/python-tools"
 requirements=(
   "schemathesis==4.32.5"
+  "aioapns==4.0"
 )
 stamp="$venv/.installed"
 wanted="${requirements[*]}"
