@@ -138,7 +138,7 @@ let package = Package(
             name: "AppNativeIntegrationTests",
             dependencies: [
                 "AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeDevPeers", "AppNativeTesting",
-                "AppNativeHTTP", "AppNativeAPNs", "app-native-gateway",
+                "AppNativeHTTP", "AppNativeAPNs", "AppNativeModels", "app-native-gateway",
             ]
         ),
     ]

@@ -1,5 +1,6 @@
 import AppNativeAPNs
 import AppNativeJSON
+import AppNativeModels
 import AppNativeTesting
 import Foundation
 import Testing
@@ -120,30 +121,30 @@ struct APNsInteropTests {
                 ]
             ) {
                 try .liveActivityStart(
-                    state: try LiveActivityState(json: fullState), attributes: try LiveActivityAttributes(json: attributes),
+                    state: try LiveActivityState(json: .object(fullState)), attributes: try LiveActivityAttributes(json: .object(attributes)),
                     alertTitle: "Deploy started", alertBody: "eu-west", staleAt: 1_790_000_600.9)
             },
             Case(
                 name: "live activity start, alert from the state", kind: "live_start",
                 args: ["state": .object(smallState), "attributes": .object(attributes)]
             ) {
-                try .liveActivityStart(state: try LiveActivityState(json: smallState), attributes: try LiveActivityAttributes(json: attributes))
+                try .liveActivityStart(state: try LiveActivityState(json: .object(smallState)), attributes: try LiveActivityAttributes(json: .object(attributes)))
             },
             Case(
                 name: "live activity update with alert (no body), stale date, priority 5", kind: "live_update",
                 args: ["state": .object(fullState), "alert_title": "Step 2", "stale_at": 1_790_000_000.9, "priority": 5]
             ) {
                 try .liveActivityUpdate(
-                    state: try LiveActivityState(json: fullState), alertTitle: "Step 2", staleAt: 1_790_000_000.9, priority: 5)
+                    state: try LiveActivityState(json: .object(fullState)), alertTitle: "Step 2", staleAt: 1_790_000_000.9, priority: 5)
             },
             Case(name: "live activity update, priority 10", kind: "live_update", args: ["state": .object(smallState)]) {
-                try .liveActivityUpdate(state: try LiveActivityState(json: smallState))
+                try .liveActivityUpdate(state: try LiveActivityState(json: .object(smallState)))
             },
             Case(
                 name: "live activity end with state and dismissal date", kind: "live_end",
                 args: ["state": .object(smallState), "dismiss_at": 1_790_000_000]
             ) {
-                try .liveActivityEnd(state: try LiveActivityState(json: smallState), dismissAt: 1_790_000_000)
+                try .liveActivityEnd(state: try LiveActivityState(json: .object(smallState)), dismissAt: 1_790_000_000)
             },
             Case(name: "live activity end, bare", kind: "live_end", args: [:]) { try .liveActivityEnd() },
         ]
