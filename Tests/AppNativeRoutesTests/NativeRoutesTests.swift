@@ -251,7 +251,8 @@ import Testing
             let response = try await withCheckedThrowingContinuation { continuation in
                 let thread = Thread {
                     continuation.resume(with: Result {
-                        let client = try RawHTTPClient(port: port)
+                        // The same long wait as `send`: the handler's hook needs a concurrency-pool thread.
+                        let client = try RawHTTPClient(port: port, timeout: .seconds(120))
                         try client.send(
                             "POST /api/devices HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nTransfer-Encoding: chunked\r\n\r\n"
                                 + "14\r\n{\"device_id\":\"d1\",  \r\n14\r\n\"user_email\":null}  \r\n0\r\n\r\n")
