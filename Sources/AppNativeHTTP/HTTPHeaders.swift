@@ -400,12 +400,22 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
             bytes.append(contentsOf: name)
         }
         let valueStart = bytes.count
-        Latin1.append(value, to: &bytes)
+        // Fast path, the common case (cookies, assertions, identity values): a contiguous ASCII
+        // value with nothing to replace is checked in place and appended in one copy, instead of
+        // being normalised byte by byte inside the growing buffer.
+        let isCleanASCII = value.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            for byte in utf8 where byte >= 0x80 || (!ByteClass.isFieldVchar(byte) && byte != ASCII.htab) { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        } ?? false
         var high: UInt8 = 0
-        for index in valueStart..<bytes.count {
-            let byte = bytes[index]
-            high |= byte
-            if !ByteClass.isFieldVchar(byte) && byte != ASCII.htab { bytes[index] = ASCII.sp }
+        if !isCleanASCII {
+            Latin1.append(value, to: &bytes)
+            for index in valueStart..<bytes.count {
+                let byte = bytes[index]
+                high |= byte
+                if !ByteClass.isFieldVchar(byte) && byte != ASCII.htab { bytes[index] = ASCII.sp }
+            }
         }
         var first = valueStart
         var end = bytes.count
