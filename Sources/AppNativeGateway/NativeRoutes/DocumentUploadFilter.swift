@@ -33,6 +33,11 @@ final class DocumentUploadFilter: RequestBodyFilter {
     private var fieldValue: [UInt8] = []
     private var hasDeviceID = false
     private var hasFile = false
+    /// Text parts by name (first occurrence; bounded by the part count and field size limits)
+    /// and the file part's head: what the contract's model judges at the end.
+    private var textParts: [String: String] = [:]
+    private var fileName: String?
+    private var fileContentType: String?
 
     /// Text fields are small; the file is the only large part.
     static let maxFieldBytes: UInt64 = 65_536
@@ -66,10 +71,12 @@ final class DocumentUploadFilter: RequestBodyFilter {
         do { last = try parser.finish() } catch { throw Self.answer(for: error) }
         if let last { try handle(last, in: UnsafeRawBufferPointer(start: nil, count: 0)) }
         guard isFinished else { throw Self.malformed }
-        var missing = [JSONValue]()
-        if !hasFile { missing.append(Self.missing("file")) }
-        if !hasDeviceID { missing.append(Self.missing("device_id")) }
-        if !missing.isEmpty { throw NativeContract.unprocessable(missing) }
+        // Missing `file` / `device_id` (and `context` again) by the contract model itself.
+        do {
+            _ = try DocumentMetadata(textParts: textParts, fileName: fileName, fileContentType: fileContentType)
+        } catch {
+            throw Self.refusal(error)
+        }
         output.append(contentsOf: writer.finish())
         isCommitted = true
         return release()
@@ -87,6 +94,8 @@ final class DocumentUploadFilter: RequestBodyFilter {
                 }
                 hasFile = true
                 part = .file
+                fileName = head.preferredFilename ?? ""
+                fileContentType = head.contentType
                 let filename = DocumentMetadata.sanitizedFilename(head.preferredFilename ?? "")
                 output.append(contentsOf: writer.beginFile(name: "file", filename: filename, contentType: head.contentType))
                 if hasDeviceID { isCommitted = true }
@@ -120,20 +129,21 @@ final class DocumentUploadFilter: RequestBodyFilter {
     /// A text field is complete: checked by the rules of routes.md §2.8, then forwarded.
     private func fieldEnded(_ name: String) throws(MediatedAnswer) {
         let value = String(decoding: fieldValue, as: UTF8.self)
+        let isFirst = textParts[name] == nil
+        if isFirst { textParts[name] = value }
         switch name {
         case "device_id":
-            // An empty device_id counts as missing.
-            guard !value.isEmpty else { return }
+            // An empty device_id counts as missing; the model reads the first occurrence.
+            guard isFirst, !value.isEmpty else { return }
             hasDeviceID = true
             if hasFile { isCommitted = true }
         case "user_email":
             guard !value.isEmpty else { return }  // empty → absent
         case "context":
-            if value.allSatisfy(\.isWhitespace) { return }  // blank → absent
-            let parsed = try? fieldValue.withUnsafeBytes { bytes throws(JSONError) in try JSONParser().parse(bytes) }
-            guard parsed?.objectValue != nil else {
-                throw NativeAnswers.detail(422, "`context` must be a JSON object")
-            }
+            // Checked as soon as the part ends, so a bad context usually never reaches the upstream.
+            let context: JSONObject?
+            do { context = try DocumentMetadata.context(value) } catch { throw Self.refusal(error) }
+            guard context != nil else { return }  // blank → absent
         default:
             break
         }
@@ -156,11 +166,19 @@ final class DocumentUploadFilter: RequestBodyFilter {
         error.status == 413 ? tooLarge : malformed
     }
 
-    static func missing(_ field: String) -> JSONValue {
-        .object(JSONObject([
-            ("type", .string("missing")), ("loc", .array([.string("body"), .string(field)])), ("msg", .string("Field required")),
-            ("input", .null),
-        ]))
+    /// The contract model's refusal (its status and `detail`: 422 for missing parts or a bad context).
+    static func refusal(_ error: ModelError) -> MediatedAnswer {
+        .json(status: error.httpStatus, error.responseBytes())
+    }
+
+    /// A body that is not `multipart/form-data` at all: every required part is missing.
+    static var notMultipart: MediatedAnswer {
+        do {
+            _ = try DocumentMetadata(textParts: [:], fileName: nil, fileContentType: nil)
+            preconditionFailure("an upload without parts is never valid")
+        } catch {
+            return refusal(error)
+        }
     }
 }
 

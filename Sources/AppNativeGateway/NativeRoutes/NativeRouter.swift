@@ -67,7 +67,7 @@ final class NativeRouter {
                 )
             else {
                 // Not a multipart form at all: the fields the contract requires are missing.
-                refuse(exchange, route, NativeContract.unprocessable([DocumentUploadFilter.missing("file"), DocumentUploadFilter.missing("device_id")]))
+                refuse(exchange, route, DocumentUploadFilter.notMultipart)
                 return nil
             }
             mediation.requestBody = filter

@@ -59,13 +59,7 @@ public struct DocumentMetadata: Sendable, Hashable {
             issues.append(ValidationIssue(path: ["device_id"], message: "Field required", type: "missing", input: nil))
         }
         guard issues.isEmpty, let fileName else { throw ModelError(issues: issues) }
-        var context: JSONObject?
-        if let text = textParts["context"], !text.allSatisfy(\.isWhitespace) {
-            guard let object = (try? JSONParser().parse(text))?.objectValue else {
-                throw ModelError(.contextNotObject, reason: "the context part is not a JSON object")
-            }
-            context = object
-        }
+        let context = try textParts["context"].flatMap { text throws(ModelError) in try Self.context(text) }
         func nonEmpty(_ name: String) -> String? {
             guard let value = textParts[name], !value.isEmpty else { return nil }
             return value
@@ -75,6 +69,18 @@ public struct DocumentMetadata: Sendable, Hashable {
             uploadID: nonEmpty("upload_id"), formID: nonEmpty("form_id"), fieldID: nonEmpty("field_id"),
             context: context, filename: Self.sanitizedFilename(fileName),
             contentType: fileContentType ?? "application/octet-stream")
+    }
+
+    /// The `context` part's rule on its own (for readers that check it as soon as the part ends):
+    /// blank or whitespace is absent (`nil`); anything else must be a JSON object.
+    ///
+    /// - Throws: ``ModelError`` `.contextNotObject`.
+    public static func context(_ text: String) throws(ModelError) -> JSONObject? {
+        guard !text.allSatisfy(\.isWhitespace) else { return nil }
+        guard let object = (try? JSONParser().parse(text))?.objectValue else {
+            throw ModelError(.contextNotObject, reason: "the context part is not a JSON object")
+        }
+        return object
     }
 
     /// The name used when nothing usable is left of a client's filename.
