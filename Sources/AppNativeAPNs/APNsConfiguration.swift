@@ -97,12 +97,13 @@ public struct APNsConfiguration: Sendable, Equatable, CustomStringConvertible, C
         )
     }
 
-    /// `\n` escapes to newlines, trimmed; must start with the PKCS #8 PEM line (a file path such
-    /// as `./keys/AuthKey.p8` is caught here) and parse as a P-256 key.
+    /// `\n` escapes to newlines, trimmed; must be PEM text (a file path such as
+    /// `./keys/AuthKey.p8` is caught here) and parse as a PKCS #8 P-256 key.
     static func normalizedKey(_ raw: String, name: String) throws(APNsError) -> String {
         let text = raw.replacing("\\n", with: "\n").trimmingASCIIWhitespace
         guard !text.isEmpty else { throw APNsError(.missingConfiguration, reason: "\(name) is missing") }
-        guard text.hasPrefix("-----BEGIN PRIVATE KEY-----") else {
+        // Any PEM block passes this first check; the parse below insists on a PKCS #8 P-256 key.
+        guard text.hasPrefix("-----BEGIN ") else {
             throw APNsError(
                 .invalidConfiguration,
                 reason: "\(name) is not PEM text (expected the contents of the .p8 file, not its path)")
