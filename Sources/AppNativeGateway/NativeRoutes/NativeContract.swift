@@ -116,8 +116,4 @@ enum NativeContract {
         guard !body.isEmpty else { return nil }
         return try? body.withUnsafeBytes { bytes throws(JSONError) in try JSONParser().parse(bytes) }
     }
-
-    static func unprocessable(_ detail: [JSONValue]) -> MediatedAnswer {
-        .json(status: 422, JSONSerializer.serialize(.object(JSONObject([("detail", .array(detail))]))))
-    }
 }
