@@ -45,6 +45,14 @@ struct JSONReader {
 
     /// RFC 8259 §2: `JSON-text = ws value ws`.
     mutating func readDocument() throws(JSONError) -> JSONValue {
+        try readDocumentStart()
+        let value = try readValue()
+        try readDocumentEnd()
+        return value
+    }
+
+    /// The leading part of a JSON text: no byte order mark, optional whitespace, then something.
+    mutating func readDocumentStart() throws(JSONError) {
         if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF {
             // RFC 8259 §8.1: implementations MUST NOT add a byte order mark; a reader that skips
             // it and one that refuses it would disagree on the same bytes.
@@ -52,7 +60,16 @@ struct JSONReader {
         }
         skipWhitespace()
         guard index < end else { throw JSONError(.empty, "the input holds only whitespace", offset: index) }
+    }
 
+    /// The trailing part of a JSON text: only whitespace after the value.
+    mutating func readDocumentEnd() throws(JSONError) {
+        skipWhitespace()
+        guard index == end else { throw unexpectedByte(.trailingData, "only whitespace may follow the value") }
+    }
+
+    /// Reads one value at `index` (after optional whitespace), nested at most `maxDepth` deep.
+    mutating func readValue() throws(JSONError) -> JSONValue {
         // The innermost open container lives in `current`; only the ones around it go on the
         // heap stack, so a flat object or array (every JWT header and claim set) never allocates it.
         var current = Frame()
@@ -167,9 +184,6 @@ struct JSONReader {
             }
             break
         }
-
-        skipWhitespace()
-        guard index == end else { throw unexpectedByte(.trailingData, "only whitespace may follow the value") }
         return value
     }
 
@@ -240,7 +254,7 @@ struct JSONReader {
         index += 1
     }
 
-    private static func duplicate(at offset: Int) -> JSONError {
+    static func duplicate(at offset: Int) -> JSONError {
         // RFC 8259 §4 leaves duplicate names to the implementation; JOSE (RFC 7515 §5.2,
         // RFC 8725 §3.11) needs them refused, or two readers could see different claims.
         JSONError(.duplicateKey, "an object repeats a member name", offset: offset)
@@ -248,7 +262,7 @@ struct JSONReader {
 
     /// Reads `true`, `false` or `null`, given as big-endian ASCII packed into `expected`.
     @inline(__always)
-    private mutating func readLiteral(_ expected: UInt64, length: Int, _ reason: String) throws(JSONError) {
+    mutating func readLiteral(_ expected: UInt64, length: Int, _ reason: String) throws(JSONError) {
         guard end - index >= length else { throw JSONError(.syntax, reason, offset: index) }
         var actual: UInt64 = 0
         for offset in 0..<length {

@@ -1,4 +1,5 @@
 import AppNativeAuth
+import Foundation
 import Testing
 
 @Suite("Bearer header parsing (auth.md §2)")
@@ -44,6 +45,46 @@ struct Base64URLTests {
             #expect(Base64URL.decode(input) == nil, "\(input.debugDescription)")
         }
         #expect(Base64URL.decode("Zm8") == Array("fo".utf8))
+    }
+
+    @Test("every two- and three-character tail: accepted exactly when its unused bits are zero")
+    func everyTail() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var accepted = 0
+        for (a, first) in alphabet.enumerated() {
+            for (b, second) in alphabet.enumerated() {
+                let pair = [UInt8](repeating: UInt8(ascii: "A"), count: 4) + [first, second]
+                let decoded = pair.withUnsafeBytes { Base64URL.decode($0) }
+                #expect((decoded != nil) == (b & 0x0F == 0), "tail \(a) \(b)")
+                if let decoded {
+                    accepted += 1
+                    #expect(decoded == [0, 0, 0, UInt8(a << 2 | b >> 4)])
+                }
+                for (c, third) in alphabet.enumerated() {
+                    let triple = [first, second, third]
+                    let decoded = triple.withUnsafeBytes { Base64URL.decode($0) }
+                    #expect((decoded != nil) == (c & 0x03 == 0), "tail \(a) \(b) \(c)")
+                    if let decoded { #expect(decoded == [UInt8(a << 2 | b >> 4), UInt8((b & 0x0F) << 4 | c >> 2)]) }
+                }
+            }
+        }
+        #expect(accepted == 64 * 4)
+    }
+
+    @Test("agrees with Foundation's base64 (alphabet swapped, padding dropped) on pseudo-random input")
+    func agreesWithFoundation() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for length in 0...300 {
+            let bytes = (0..<length).map { _ -> UInt8 in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            }
+            let reference = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == reference, "length \(length)")
+            #expect(Base64URL.decode(reference) == bytes, "length \(length)")
+        }
     }
 
     @Test("every byte value outside the alphabet is rejected")

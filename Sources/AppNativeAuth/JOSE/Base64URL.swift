@@ -7,29 +7,58 @@
 public enum Base64URL: Sendable {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// Value of each input byte, or 0xFF when the byte is not in the alphabet.
-    private static let decodeTable: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (index, char) in alphabet.enumerated() { table[Int(char)] = UInt8(index) }
-        return table
+    /// Each input byte's 6-bit value pre-shifted into its place in a 24-bit group, one table per
+    /// position, so a group of four characters is four loads and three ORs. A byte outside the
+    /// alphabet maps to a value with bit 31 set in every table, which survives the ORs.
+    private static let decodeTables: [UInt32] = {
+        var tables = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
+        for (value, char) in alphabet.enumerated() {
+            for position in 0..<4 {
+                tables[position * 256 + Int(char)] = UInt32(value) << (18 - 6 * position)
+            }
+        }
+        return tables
     }()
 
     /// Encodes bytes without padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var iterator = bytes.makeIterator()
-        while let b0 = iterator.next() {
-            let b1 = iterator.next()
-            let b2 = b1 == nil ? nil : iterator.next()
-            out.append(alphabet[Int(b0 >> 2)])
-            out.append(alphabet[Int((b0 & 0x03) << 4 | (b1 ?? 0) >> 4)])
-            if let b1 {
-                out.append(alphabet[Int((b1 & 0x0F) << 2 | (b2 ?? 0) >> 6)])
-                if let b2 { out.append(alphabet[Int(b2 & 0x3F)]) }
-            }
+        if let encoded = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0)) }) {
+            return encoded
         }
-        return String(decoding: out, as: UTF8.self)
+        return Array(bytes).withUnsafeBytes { encode($0) }
+    }
+
+    /// Encodes bytes without padding, written straight into the string's storage.
+    public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        let count = bytes.count
+        let outputCount = (count * 4 + 2) / 3
+        guard outputCount > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: outputCount) { out in
+            alphabet.withUnsafeBufferPointer { table in
+                var read = 0
+                var written = 0
+                while count - read >= 3 {
+                    let group = UInt32(bytes[read]) << 16 | UInt32(bytes[read + 1]) << 8 | UInt32(bytes[read + 2])
+                    out[written] = table[Int(group >> 18)]
+                    out[written + 1] = table[Int(group >> 12 & 0x3F)]
+                    out[written + 2] = table[Int(group >> 6 & 0x3F)]
+                    out[written + 3] = table[Int(group & 0x3F)]
+                    read += 3
+                    written += 4
+                }
+                if count - read == 2 {
+                    let group = UInt32(bytes[read]) << 16 | UInt32(bytes[read + 1]) << 8
+                    out[written] = table[Int(group >> 18)]
+                    out[written + 1] = table[Int(group >> 12 & 0x3F)]
+                    out[written + 2] = table[Int(group >> 6 & 0x3F)]
+                } else if count - read == 1 {
+                    let group = UInt32(bytes[read]) << 16
+                    out[written] = table[Int(group >> 18)]
+                    out[written + 1] = table[Int(group >> 12 & 0x3F)]
+                }
+            }
+            return outputCount
+        }
     }
 
     /// Encodes the UTF-8 bytes of `text`.
@@ -66,36 +95,35 @@ public enum Base64URL: Sendable {
             return false
         }
         let buffer = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        return decodeTable.withUnsafeBufferPointer { tableBuffer in
-            let table = tableBuffer.baseAddress!
+        return decodeTables.withUnsafeBufferPointer { tables in
+            let t0 = tables.baseAddress!, t1 = t0 + 256, t2 = t0 + 512, t3 = t0 + 768
             var index = 0
             var written = 0
             let fullEnd = count - remainder
-            var bad: UInt8 = 0
+            var bad: UInt32 = 0
             while index < fullEnd {
-                let a = table[Int(source[index])], b = table[Int(source[index + 1])]
-                let c = table[Int(source[index + 2])], d = table[Int(source[index + 3])]
-                bad |= a | b | c | d
-                buffer[written] = a << 2 | b >> 4
-                buffer[written + 1] = b << 4 | c >> 2
-                buffer[written + 2] = c << 6 | d
+                let group = t0[Int(source[index])] | t1[Int(source[index + 1])] | t2[Int(source[index + 2])]
+                    | t3[Int(source[index + 3])]
+                bad |= group
+                buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+                buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                buffer[written + 2] = UInt8(truncatingIfNeeded: group)
                 index += 4
                 written += 3
             }
             if remainder == 2 {
-                let a = table[Int(source[index])], b = table[Int(source[index + 1])]
+                let group = t0[Int(source[index])] | t1[Int(source[index + 1])]
                 // Canonical: the 4 unused low bits of the last character are zero.
-                bad |= a | b | (b & 0x0F != 0 ? 0xFF : 0)
-                buffer[written] = a << 2 | b >> 4
+                bad |= group | (group & 0xF000 != 0 ? 0x8000_0000 : 0)
+                buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
             } else if remainder == 3 {
-                let a = table[Int(source[index])], b = table[Int(source[index + 1])], c = table[Int(source[index + 2])]
+                let group = t0[Int(source[index])] | t1[Int(source[index + 1])] | t2[Int(source[index + 2])]
                 // Canonical: the 2 unused low bits of the last character are zero.
-                bad |= a | b | c | (c & 0x03 != 0 ? 0xFF : 0)
-                buffer[written] = a << 2 | b >> 4
-                buffer[written + 1] = b << 4 | c >> 2
+                bad |= group | (group & 0x00C0 != 0 ? 0x8000_0000 : 0)
+                buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+                buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
             }
-            // Invalid characters map to 0xFF, so any of them sets the top bits.
-            return bad & 0xC0 == 0
+            return bad & 0x8000_0000 == 0
         }
     }
 

@@ -1,37 +1,46 @@
 public import AppNativeJSON
 
-/// The verified claims of a JWT: a JSON object with typed readers.
+/// The verified claims of a JWT, with typed readers.
+///
+/// Kept as a validated view of the payload bytes: the verifier reads about a dozen claims once
+/// per token, so building a `String` for every name and value up front would be wasted work.
 public struct JWTClaims: Sendable {
-    public let object: JSONObject
+    let view: JSONObjectView
 
-    public init(_ object: JSONObject) {
-        self.object = object
+    init(_ view: JSONObjectView) {
+        self.view = view
     }
 
-    public subscript(name: String) -> JSONValue? { object[name] }
+    /// All claims, as `JSONParser` reads the payload.
+    public var object: JSONObject { view.object }
+
+    public subscript(name: String) -> JSONValue? { view[name] }
+
+    /// Whether the claim is present, whatever its type.
+    public func contains(_ name: String) -> Bool { view.contains(name) }
 
     /// The claim when it is a string.
-    public func string(_ name: String) -> String? { object[name]?.stringValue }
+    public func string(_ name: String) -> String? { view.string(name) }
 
     /// The claim trimmed of whitespace, `nil` when absent, not a string, or blank.
     public func nonBlankString(_ name: String) -> String? {
-        guard let value = object[name]?.stringValue else { return nil }
+        guard let value = view.string(name) else { return nil }
         let trimmed = value.trimmingWhitespace()
         return trimmed.isEmpty ? nil : trimmed
     }
 
     /// A NumericDate claim (RFC 7519 §2): `.absent`, `.invalid` (not a finite number) or seconds.
     public func numericDate(_ name: String) -> NumericDate {
-        guard let value = object[name] else { return .absent }
-        guard let number = value.numberValue, let seconds = number.double, seconds.isFinite else { return .invalid }
+        guard view.contains(name) else { return .absent }
+        guard let number = view.number(name), let seconds = number.double, seconds.isFinite else { return .invalid }
         return .seconds(seconds)
     }
 
     /// The claim as a list of strings: a string gives one element, an array of strings its elements,
     /// anything else `nil`.
     public func stringList(_ name: String) -> [String]? {
-        switch object[name] {
-        case .string(let value)?: return [value]
+        if let single = view.string(name) { return [single] }
+        switch view[name] {
         case .array(let values)?:
             var out = [String]()
             out.reserveCapacity(values.count)

@@ -78,16 +78,13 @@ public struct UnverifiedJWT: Sendable {
         precondition(key.algorithm == policy.algorithm, "key and policy disagree on the algorithm")
         // Step 6.
         var text = token
-        let payload = try text.withUTF8 { bytes in
+        let claims = try text.withUTF8 { bytes in
             Result { () throws(AuthError) in
-                try Self.decodeObject(
-                    UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])),
-                    code: .invalid, what: "payload")
+                try Self.decodeClaims(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])))
             }
         }.get()
         // Step 7.
         try checkSignature(with: key)
-        let claims = JWTClaims(payload)
         try Self.checkClaims(claims, policy: policy, now: now)
         return claims
     }
@@ -130,14 +127,14 @@ public struct UnverifiedJWT: Sendable {
     static func checkClaims(_ claims: JWTClaims, policy: JWTPolicy, now: Double) throws(AuthError) {
         let leeway = policy.leeway.seconds
         // Step 8 (no allocation: this runs for every uncached token and cookie).
-        if claims["exp"] == nil { throw AuthError(.missingClaim, "claim exp is missing") }
-        for name in policy.requiredClaims where claims[name] == nil {
+        if !claims.contains("exp") { throw AuthError(.missingClaim, "claim exp is missing") }
+        for name in policy.requiredClaims where !claims.contains(name) {
             throw AuthError(.missingClaim, "claim \(name) is missing")
         }
-        if policy.issuers != nil, claims["iss"] == nil { throw AuthError(.missingClaim, "claim iss is missing") }
-        if policy.audiences != nil, claims["aud"] == nil { throw AuthError(.missingClaim, "claim aud is missing") }
+        if policy.issuers != nil, !claims.contains("iss") { throw AuthError(.missingClaim, "claim iss is missing") }
+        if policy.audiences != nil, !claims.contains("aud") { throw AuthError(.missingClaim, "claim aud is missing") }
         // PyJWT rejects a non-string `sub`; so do we (RFC 7519 §4.1.2: StringOrURI).
-        if let sub = claims["sub"], sub.stringValue == nil { throw AuthError(.invalid, "claim sub is not a string") }
+        if claims.contains("sub"), claims.string("sub") == nil { throw AuthError(.invalid, "claim sub is not a string") }
         // Step 9.
         switch claims.numericDate("iat") {
         case .absent: break
@@ -244,6 +241,25 @@ public struct UnverifiedJWT: Sendable {
         }
         guard let object = try result.get().objectValue else { throw AuthError(code, "\(what) is not a JSON object") }
         return object
+    }
+
+    /// The payload as a claims view: decoded into the array the view keeps, then validated.
+    private static func decodeClaims(_ segment: UnsafeRawBufferPointer) throws(AuthError) -> JWTClaims {
+        guard let count = Base64URL.decodedCount(segment.count) else { throw AuthError(.invalid, "payload is not base64url") }
+        var isBase64URL = true
+        let decoded = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            isBase64URL = Base64URL.decode(segment, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = isBase64URL ? count : 0
+        }
+        guard isBase64URL else { throw AuthError(.invalid, "payload is not base64url") }
+        let view: JSONObjectView?
+        do throws(JSONError) {
+            view = try JSONObjectView.parse(decoded, options: jwtParserOptions)
+        } catch {
+            throw AuthError(.invalid, "payload is not valid JSON (\(error.code))")
+        }
+        guard let view else { throw AuthError(.invalid, "payload is not a JSON object") }
+        return JWTClaims(view)
     }
 
     /// JOSE headers and JWT claims are small, flat objects: a low depth bound refuses nesting bombs.

@@ -8,7 +8,8 @@ import Foundation
 struct FixedTime: TimeSource {
     let wallSeconds: Double
     var monotonic: Duration { .seconds(1000) }
-    func sleep(for duration: Duration) async throws {}
+    // A real sleep: the JWKS reload races its timeout against this, and an instant timeout wins.
+    func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }
 
 struct StaticFetcher: JWKSFetching {
@@ -24,7 +25,11 @@ func threadCPUNanoseconds() -> UInt64 {
     return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }
 
+/// `AUTHBENCH_ONLY=<label>` runs one case alone, for `perf record` (the other cases report 0).
+let onlyCase = ProcessInfo.processInfo.environment["AUTHBENCH_ONLY"]
+
 func measure(_ label: String, seconds: Double, _ body: () -> Void) -> (calls: Int, nsPerCall: Double) {
+    if let onlyCase, onlyCase != label { return (0, .infinity) }
     for _ in 0..<1000 { body() }  // warm-up
     var calls = 0
     let start = DispatchTime.now().uptimeNanoseconds

@@ -1,0 +1,329 @@
+/// A JSON object that has been fully validated but is kept as its document bytes: each member's
+/// name and value are located, and a Swift value is built only for the member asked for.
+///
+/// For small objects of which a reader wants a few members, read once: the claims of a JWT.
+/// ``JSONParser`` builds a `String` for every name and string value and an array of members; this
+/// view costs one byte buffer and one member table, and a lookup compares bytes in place.
+///
+/// Acceptance is exactly ``JSONParser``'s with the same options (the same strict grammar, duplicate
+/// names after unescaping, UTF-8, depth and size limits), restricted to documents whose top-level
+/// value is an object. ``object`` gives the same `JSONObject` the parser would.
+public struct JSONObjectView: Sendable {
+    /// One member: where its name and value lie in `bytes`.
+    struct Member: Sendable {
+        /// The decoded name's print (length and first and last bytes) for quick comparison.
+        let print: NamePrint
+        /// The decoded name: in the document when unescaped, after the document when not.
+        let nameStart: Int
+        /// A string's content between its quotes; a number or container's whole text.
+        let valueStart: Int
+        let valueEnd: Int
+        let kind: Kind
+    }
+
+    enum Kind: UInt8, Sendable {
+        case plainString, escapedString, number, trueLiteral, falseLiteral, null, container
+    }
+
+    /// The document, then the decoded names of members whose names had escapes.
+    private let bytes: [UInt8]
+    private let members: [Member]
+    /// Name → position, only for objects too large for linear search.
+    private let index: [[UInt8]: Int]?
+    /// The parser options the document was read with; containers are re-read with them.
+    private let options: JSONParser.Options
+
+    /// Reads `document`, which the view keeps (no copy).
+    ///
+    /// - Returns: `nil` when the document is valid JSON whose top-level value is not an object.
+    /// - Throws: ``JSONError`` for every document ``JSONParser`` refuses with the same options.
+    public static func parse(_ document: [UInt8], options: JSONParser.Options = .init()) throws(JSONError) -> JSONObjectView? {
+        guard document.count <= options.maxBytes else {
+            throw JSONError(.tooLarge, "the input is longer than maxBytes", offset: options.maxBytes)
+        }
+        guard !document.isEmpty else { throw JSONError(.empty, "the input is empty", offset: 0) }
+        let scanned = document.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONError) -> Scan? in
+                var reader = JSONReader(
+                    base: buffer.baseAddress!, end: buffer.count, maxDepth: options.maxDepth,
+                    allowsLoneSurrogates: options.allowsLoneSurrogates)
+                do throws(JSONError) {
+                    return try reader.readObjectMembers()
+                } catch {
+                    throw reader.preferringEncodingError(over: error)
+                }
+            }
+        }
+        guard let scan = try scanned.get() else { return nil }
+        var bytes = document
+        if !scan.escapedNames.isEmpty { bytes.append(contentsOf: scan.escapedNames) }
+        var index: [[UInt8]: Int]?
+        if scan.members.count > JSONObject.indexThreshold {
+            var names = [[UInt8]: Int](minimumCapacity: scan.members.count)
+            for (position, member) in scan.members.enumerated() {
+                names[Array(bytes[member.nameStart..<(member.nameStart + member.print.count)])] = position
+            }
+            index = names
+        }
+        return JSONObjectView(bytes: bytes, members: scan.members, index: index, options: options)
+    }
+
+    /// Reads `document` (copied).
+    public static func parse(_ document: UnsafeRawBufferPointer, options: JSONParser.Options = .init()) throws(JSONError)
+        -> JSONObjectView?
+    {
+        try parse(Array(document), options: options)
+    }
+
+    private init(bytes: [UInt8], members: [Member], index: [[UInt8]: Int]?, options: JSONParser.Options) {
+        self.bytes = bytes
+        self.members = members
+        self.index = index
+        self.options = options
+    }
+
+    /// The number of members.
+    public var count: Int { members.count }
+
+    /// Whether a member is named `name` (compared by Unicode scalars, as `JSONObject` does).
+    public func contains(_ name: String) -> Bool { position(of: name) != nil }
+
+    /// The value of the member named `name`, or `nil`.
+    public subscript(name: String) -> JSONValue? {
+        guard let position = position(of: name) else { return nil }
+        return value(of: members[position])
+    }
+
+    /// The member's value when it is a string.
+    public func string(_ name: String) -> String? {
+        guard let position = position(of: name) else { return nil }
+        let member = members[position]
+        switch member.kind {
+        case .plainString:
+            return bytes.withUnsafeBufferPointer {
+                JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
+            }
+        case .escapedString: return value(of: member).stringValue
+        default: return nil
+        }
+    }
+
+    /// The member's value when it is a number.
+    public func number(_ name: String) -> JSONNumber? {
+        guard let position = position(of: name), members[position].kind == .number else { return nil }
+        return value(of: members[position]).numberValue
+    }
+
+    /// The whole object, as ``JSONParser`` would have returned it.
+    public var object: JSONObject {
+        var object = JSONObject()
+        for member in members {
+            let name = bytes.withUnsafeBufferPointer {
+                JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.nameStart..<(member.nameStart + member.print.count)]))
+            }
+            object[name] = value(of: member)
+        }
+        return object
+    }
+
+    private func position(of name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { wanted -> Int? in
+            if let index { return index[Array(wanted)] }
+            let print = NamePrint(wanted)
+            return bytes.withUnsafeBufferPointer { bytes -> Int? in
+                for (position, member) in members.enumerated() where member.print == print {
+                    if print.isWholeName { return position }
+                    var same = true
+                    for offset in 0..<print.count where bytes[member.nameStart + offset] != wanted[offset] {
+                        same = false
+                        break
+                    }
+                    if same { return position }
+                }
+                return nil
+            }
+        }
+    }
+
+    private func value(of member: Member) -> JSONValue {
+        switch member.kind {
+        case .trueLiteral: return .bool(true)
+        case .falseLiteral: return .bool(false)
+        case .null: return .null
+        case .plainString, .number:
+            let text = bytes.withUnsafeBufferPointer {
+                JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
+            }
+            return member.kind == .number ? .number(JSONNumber(uncheckedText: text)) : .string(text)
+        case .escapedString, .container:
+            // Read again from the document: it was validated as exactly this value, so this
+            // cannot fail. A string is re-read from its opening quote.
+            let start = member.kind == .container ? member.valueStart : member.valueStart - 1
+            let end = member.kind == .container ? member.valueEnd : member.valueEnd + 1
+            return bytes.withUnsafeBufferPointer { buffer in
+                var reader = JSONReader(
+                    base: buffer.baseAddress!, end: end, maxDepth: max(options.maxDepth - 1, 0),
+                    allowsLoneSurrogates: options.allowsLoneSurrogates)
+                reader.index = start
+                do {
+                    return try reader.readValue()
+                } catch {
+                    preconditionFailure("JSONObjectView: a validated member no longer reads: \(error)")
+                }
+            }
+        }
+    }
+
+    /// What the reader found: the members and the decoded names that had escapes.
+    struct Scan {
+        var members: [Member] = []
+        var escapedNames: [UInt8] = []
+    }
+}
+
+extension JSONReader {
+    /// Reads a whole document whose top-level value should be an object, locating its members
+    /// without building values; `nil` when the document is valid but not an object.
+    ///
+    /// Mirrors `readDocument` for the top level (the same grammar and checks, in the same order)
+    /// and reads nested containers with it, so the two accept the same documents.
+    mutating func readObjectMembers() throws(JSONError) -> JSONObjectView.Scan? {
+        try readDocumentStart()
+        guard base[index] == UInt8(ascii: "{") else {
+            _ = try readValue()
+            try readDocumentEnd()
+            return nil
+        }
+        guard maxDepth > 0 else { throw JSONError(.tooDeep, "nesting is deeper than maxDepth", offset: index) }
+        index += 1
+        skipWhitespace()
+        var scan = JSONObjectView.Scan()
+        if index < end, base[index] == UInt8(ascii: "}") {
+            index += 1
+            try readDocumentEnd()
+            return scan
+        }
+        scan.members.reserveCapacity(JSONObject.indexThreshold)
+        var largeIndex: [[UInt8]: Int]?
+        while true {
+            guard index < end, base[index] == UInt8(ascii: "\"") else {
+                throw unexpectedByte(
+                    .syntax, scan.members.isEmpty ? "expected a member name or '}'" : "expected a member name after ','")
+            }
+            let nameOffset = index
+            let nameContent = index + 1
+            let documentEnd = end
+            let inPlace = base + nameContent
+            let (print, nameStart) = try readString { name -> (NamePrint, Int) in
+                if name.baseAddress == inPlace { return (NamePrint(name), nameContent) }
+                // Escaped: keep the decoded name after the document.
+                let start = documentEnd + scan.escapedNames.count
+                scan.escapedNames.append(contentsOf: name)
+                return (NamePrint(name), start)
+            }
+            if isDuplicate(print, nameStart, in: scan, largeIndex: &largeIndex) {
+                throw Self.duplicate(at: nameOffset)
+            }
+            skipWhitespace()
+            guard index < end, base[index] == UInt8(ascii: ":") else {
+                throw unexpectedByte(.syntax, "expected ':' after a member name")
+            }
+            index += 1
+            skipWhitespace()
+            guard index < end else { throw JSONError(.syntax, "the input ends where a value is expected", offset: index) }
+            let valueStart = index
+            let kind: JSONObjectView.Kind
+            var contentStart = valueStart
+            var contentEnd: Int
+            switch base[index] {
+            case UInt8(ascii: "\""):
+                let decodedCount = try readString { $0.count }
+                contentStart = valueStart + 1
+                contentEnd = index - 1
+                // Every escape is longer than what it decodes to.
+                kind = decodedCount == contentEnd - contentStart ? .plainString : .escapedString
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var nested = JSONReader(
+                    base: base, end: end, maxDepth: maxDepth - 1, allowsLoneSurrogates: allowsLoneSurrogates)
+                nested.index = index
+                _ = try nested.readValue()
+                index = nested.index
+                contentEnd = index
+                kind = .container
+            case UInt8(ascii: "t"):
+                try readLiteral(0x74_72_75_65, length: 4, "expected 'true'")
+                contentEnd = index
+                kind = .trueLiteral
+            case UInt8(ascii: "f"):
+                try readLiteral(0x66_61_6C_73_65, length: 5, "expected 'false'")
+                contentEnd = index
+                kind = .falseLiteral
+            case UInt8(ascii: "n"):
+                try readLiteral(0x6E_75_6C_6C, length: 4, "expected 'null'")
+                contentEnd = index
+                kind = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                index = try JSONNumber.scan(base, from: index, end: end)
+                contentEnd = index
+                kind = .number
+            case UInt8(ascii: "+"), UInt8(ascii: "."):
+                throw JSONError(.invalidNumber, "a number must start with a digit or '-'", offset: index)
+            default:
+                throw unexpectedByte(.syntax, "expected a value")
+            }
+            scan.members.append(
+                JSONObjectView.Member(
+                    print: print, nameStart: nameStart, valueStart: contentStart, valueEnd: contentEnd, kind: kind))
+            skipWhitespace()
+            guard index < end else {
+                throw JSONError(.syntax, "the input ends inside an array or object", offset: index)
+            }
+            if base[index] == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+                continue
+            }
+            guard base[index] == UInt8(ascii: "}") else {
+                throw unexpectedByte(.syntax, "expected ',' or '}' after a member")
+            }
+            index += 1
+            break
+        }
+        try readDocumentEnd()
+        return scan
+    }
+
+    /// Whether the name just read (`print`, at `nameStart` in the document or the escaped-name
+    /// buffer) repeats one of `scan`'s members. Linear while the object is small, hashed after.
+    private func isDuplicate(
+        _ print: NamePrint,
+        _ nameStart: Int,
+        in scan: JSONObjectView.Scan,
+        largeIndex: inout [[UInt8]: Int]?
+    ) -> Bool {
+        func nameBytes(_ start: Int, _ count: Int) -> [UInt8] {
+            if start < end { return Array(UnsafeBufferPointer(start: base + start, count: count)) }
+            return Array(scan.escapedNames[(start - end)..<(start - end + count)])
+        }
+        if largeIndex == nil, scan.members.count < JSONObject.indexThreshold {
+            for member in scan.members where member.print == print {
+                if print.isWholeName || nameBytes(member.nameStart, print.count) == nameBytes(nameStart, print.count) {
+                    return true
+                }
+            }
+            return false
+        }
+        if largeIndex == nil {
+            var names = [[UInt8]: Int](minimumCapacity: scan.members.count * 2)
+            for (position, member) in scan.members.enumerated() {
+                names[nameBytes(member.nameStart, member.print.count)] = position
+            }
+            largeIndex = names
+        }
+        let name = nameBytes(nameStart, print.count)
+        guard largeIndex![name] == nil else { return true }
+        largeIndex![name] = scan.members.count
+        return false
+    }
+}
