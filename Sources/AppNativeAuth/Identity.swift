@@ -34,6 +34,14 @@ public struct UserIdentity: Sendable, Hashable {
         self.roles = roles
         self.groups = groups
     }
+
+    /// Hashes the object id and tenant only: they identify the user, and the identity caches on
+    /// the request path hash a user several times per request. Equality still compares every
+    /// field, so a changed name or role list is a different cache entry.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+        hasher.combine(tenantID)
+    }
 }
 
 /// How a request proved its identity.

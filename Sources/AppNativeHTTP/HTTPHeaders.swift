@@ -404,7 +404,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         // value with nothing to replace is checked in place and appended in one copy, instead of
         // being normalised byte by byte inside the growing buffer.
         let isCleanASCII = value.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-            for byte in utf8 where byte >= 0x80 || (!ByteClass.isFieldVchar(byte) && byte != ASCII.htab) { return false }
+            guard ByteClass.isPrintableASCII(utf8) else { return false }
             bytes.append(contentsOf: utf8)
             return true
         } ?? false

@@ -33,6 +33,32 @@ struct HeadersTests {
         #expect(headers.first("X-Emoji") == latin1String(Array("\u{1F600}".utf8)))
     }
 
+    @Test("every ASCII byte at every position of a long value is normalised like a short one")
+    func normalisationAtEveryPosition() {
+        // The clean-value check reads eight bytes at a time: put each byte at each offset of
+        // values long enough to need several steps and a tail, and compare with the rule.
+        for length in [1, 7, 8, 9, 17, 24] {
+            for position in 0..<length {
+                for byte in UInt8(0)...UInt8(0x7F) {
+                    var scalars = [Unicode.Scalar](repeating: "x", count: length)
+                    scalars[position] = Unicode.Scalar(byte)
+                    var value = ""
+                    value.unicodeScalars.append(contentsOf: scalars)
+                    var headers = HTTPHeaders()
+                    headers.add(name: "X-Value", value: value)
+                    let kept = byte == 0x09 || (0x20..<0x7F).contains(byte)
+                    var expected = scalars
+                    if !kept { expected[position] = " " }
+                    var expectedText = ""
+                    expectedText.unicodeScalars.append(contentsOf: expected)
+                    // Outer whitespace is trimmed, as for any value.
+                    expectedText = String(expectedText.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+                    #expect(headers.first("X-Value") == expectedText, "byte \(byte) at \(position) of \(length)")
+                }
+            }
+        }
+    }
+
     @Test("equality and hashing compare the fields, not leftover bytes")
     func equality() {
         var replaced: HTTPHeaders = ["A": "old", "B": "2"]

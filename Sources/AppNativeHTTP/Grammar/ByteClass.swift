@@ -32,6 +32,33 @@ enum ByteClass {
     @inline(__always)
     static func isFieldVchar(_ byte: UInt8) -> Bool { byte > 0x20 && byte != 0x7F }
 
+    /// Whether every byte is printable ASCII or SP (0x20–0x7E): a field value that needs neither
+    /// normalisation nor Latin-1 handling. Eight bytes per step; HTAB, controls, DEL and
+    /// non-ASCII bytes all answer `false` (callers take their byte-by-byte path for those).
+    static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var index = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while count - index >= 8 {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // A byte >= 0x80; a byte < 0x20 (the borrow sets its high bit when it was < 0x20 and
+            // below 0x80); a byte equal to 0x7F (zero after the XOR). Exact as a yes/no answer.
+            let below20 = (word &- ones &* 0x20) & ~word & highs
+            let del = word ^ (ones &* 0x7F)
+            let isDel = (del &- ones) & ~del & highs
+            if (word & highs) | below20 | isDel != 0 { return false }
+            index += 8
+        }
+        while index < count {
+            let byte = base[index]
+            if byte < 0x20 || byte >= 0x7F { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// RFC 9110 §5.6.3: OWS = *( SP / HTAB ).
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool { byte == ASCII.sp || byte == ASCII.htab }

@@ -48,7 +48,10 @@ func measure(_ label: String, seconds: Double, _ body: () -> Void) -> (calls: In
 let seconds = Double(CommandLine.arguments.dropFirst().first ?? "3") ?? 3
 let tenant = "1111aaaa-bbbb-4ccc-8ddd-eeeeffff0001"
 let now = Date().timeIntervalSince1970
-let key = try RSAPrivateKey.generate(bits: 2048)
+// `AUTHBENCH_KEY=<PEM file>` pins the signing key (a fresh key per run otherwise).
+let key = try ProcessInfo.processInfo.environment["AUTHBENCH_KEY"].map {
+    try RSAPrivateKey(pem: String(contentsOfFile: $0, encoding: .utf8))
+} ?? RSAPrivateKey.generate(bits: 2048)
 let jwk = """
     {"keys":[{"kty":"RSA","kid":"k1","n":"\(Base64URL.encode(key.publicKey.modulus))","e":"\(Base64URL.encode(key.publicKey.exponent))"}]}
     """
