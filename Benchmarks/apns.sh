@@ -128,31 +128,11 @@ echo "machine: $(nproc) cores (shared with other builds), $(uname -r); load aver
 echo "gateway binary: $binary"
 echo "fake APNs: TLS, 127.0.0.1:$fake_port; $pushes pushes per client, $streams in flight; payload" \
   '{"aps":{"alert":{"title":"Benchmark","body":"One push of many"},"sound":"default"}}'
-printf '%-34s %10s %8s %14s %16s %14s %s\n' client "pushes/s" "sent" "client us/push" "fake cores used" "fake us/push" "load (1 5 15)"
 row() {
   printf '%-34s %10s %8s %14s %16s %14s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$(load_average)"
 }
 
-# (a) ours
-start_push_gateway
-gw_before=$(ticks_sum "$gateway_pid")
-fake_before=$(ticks_sum "$fake_pid")
-t0=$(date +%s.%N)
-ours_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$pushes" "$max_batch" 1) ||
-  die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/push-gateway-*.err)"
-t1=$(date +%s.%N)
-gw_ticks=$(($(ticks_sum "$gateway_pid") - gw_before))
-fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
-ours_rate=$(echo "$ours_out" | json_field pushes_per_second)
-ours_sent=$(echo "$ours_out" | json_field sent)
-wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
-connections=$(ss -Htn state established "( dport = :$fake_port )" | wc -l)
-row "ours (push API, gateway)" "$ours_rate" "$ours_sent" "$(per_push_us "$gw_ticks" "$pushes")" \
-  "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
-kill -TERM "$gateway_pid" 2>/dev/null || true
-wait "$gateway_pid" 2>/dev/null || true
-
-# (b) h2load: the fake's ceiling
+# The provider token h2load sends (ES256, signed once).
 jwt=$("$python_bin" - "$key_file" "$key_id" "$team_id" <<'EOF'
 import base64, json, sys, time
 from cryptography.hazmat.primitives import hashes, serialization
@@ -166,49 +146,112 @@ r, s = decode_dss_signature(key.sign(signing.encode(), ec.ECDSA(hashes.SHA256())
 print(signing + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
 EOF
 )
-printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"One push of many"},"sound":"default"}}' >"$work_dir/payload.json"
-read_children_ticks
-children_before=$children_ticks_now
-fake_before=$(ticks_sum "$fake_pid")
-t0=$(date +%s.%N)
-h2load -n "$pushes" -c 1 -m "$streams" -d "$work_dir/payload.json" -H "authorization: bearer $jwt" \
-  -H "apns-topic: $bundle_id" -H "apns-push-type: alert" -H "apns-priority: 10" \
-  "https://127.0.0.1:$fake_port/3/device/$token" >"$work_dir/h2load.out" 2>&1 || die "h2load: $(tail -5 "$work_dir/h2load.out")"
-t1=$(date +%s.%N)
-read_children_ticks
-h2_ticks=$((children_ticks_now - children_before))
-fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
-h2_rate=$(sed -nE 's/^finished in [^,]*, ([0-9.]+) req\/s.*/\1/p' "$work_dir/h2load.out")
-h2_sent=$(sed -nE 's/^status codes: ([0-9]+) 2xx.*/\1/p' "$work_dir/h2load.out")
-wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
-row "h2load (fake's ceiling)" "$h2_rate" "$h2_sent" "$(per_push_us "$h2_ticks" "$pushes")" \
-  "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
 
-# (c) aioapns
-read_children_ticks
-children_before=$children_ticks_now
-fake_before=$(ticks_sum "$fake_pid")
-t0=$(date +%s.%N)
-aio_out=$("$venv_python" "$repo_dir/Tests/Peers/aioapns_send.py" bench --port "$fake_port" \
-  --ca-file "$repo_dir/keys/test/ca.pem" --key-file "$key_file" --key-id "$key_id" --team-id "$team_id" \
-  --bundle-id "$bundle_id" --count "$pushes" --token "$token" --concurrency "$streams")
-t1=$(date +%s.%N)
-read_children_ticks
-aio_ticks=$((children_ticks_now - children_before))
-fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
-aio_rate=$(echo "$aio_out" | json_field pushes_per_second)
-aio_sent=$(echo "$aio_out" | json_field sent)
-wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
-row "aioapns 4.0" "$aio_rate" "$aio_sent" "$(per_push_us "$aio_ticks" "$pushes")" \
-  "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
+# The three clients against one fake (fake_port, fake_pid set); sets ours_rate, h2_rate, aio_rate.
+run_clients() {
+  printf '%-34s %10s %8s %14s %16s %14s %s\n' client "pushes/s" "sent" "client us/push" "fake cores used" "fake us/push" "load (1 5 15)"
+  # (a) ours
+  start_push_gateway
+  gw_before=$(ticks_sum "$gateway_pid")
+  fake_before=$(ticks_sum "$fake_pid")
+  t0=$(date +%s.%N)
+  ours_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$pushes" "$max_batch" 1) ||
+    die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/push-gateway-*.err)"
+  t1=$(date +%s.%N)
+  gw_ticks=$(($(ticks_sum "$gateway_pid") - gw_before))
+  fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
+  ours_rate=$(echo "$ours_out" | json_field pushes_per_second)
+  ours_sent=$(echo "$ours_out" | json_field sent)
+  wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
+  connections=$(ss -Htn state established "( dport = :$fake_port )" | wc -l)
+  row "ours (push API, gateway)" "$ours_rate" "$ours_sent" "$(per_push_us "$gw_ticks" "$pushes")" \
+    "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
+  kill -TERM "$gateway_pid" 2>/dev/null || true
+  wait "$gateway_pid" 2>/dev/null || true
 
+  # (b) h2load: the fake's ceiling
+  printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"One push of many"},"sound":"default"}}' >"$work_dir/payload.json"
+  read_children_ticks
+  children_before=$children_ticks_now
+  fake_before=$(ticks_sum "$fake_pid")
+  t0=$(date +%s.%N)
+  h2load -n "$pushes" -c 1 -m "$streams" -d "$work_dir/payload.json" -H "authorization: bearer $jwt" \
+    -H "apns-topic: $bundle_id" -H "apns-push-type: alert" -H "apns-priority: 10" \
+    "https://127.0.0.1:$fake_port/3/device/$token" >"$work_dir/h2load.out" 2>&1 || die "h2load: $(tail -5 "$work_dir/h2load.out")"
+  t1=$(date +%s.%N)
+  read_children_ticks
+  h2_ticks=$((children_ticks_now - children_before))
+  fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
+  h2_rate=$(sed -nE 's/^finished in [^,]*, ([0-9.]+) req\/s.*/\1/p' "$work_dir/h2load.out")
+  h2_sent=$(sed -nE 's/^status codes: ([0-9]+) 2xx.*/\1/p' "$work_dir/h2load.out")
+  wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
+  row "h2load (fake's ceiling)" "$h2_rate" "$h2_sent" "$(per_push_us "$h2_ticks" "$pushes")" \
+    "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
+
+  # (c) aioapns
+  read_children_ticks
+  children_before=$children_ticks_now
+  fake_before=$(ticks_sum "$fake_pid")
+  t0=$(date +%s.%N)
+  aio_out=$("$venv_python" "$repo_dir/Tests/Peers/aioapns_send.py" bench --port "$fake_port" \
+    --ca-file "$repo_dir/keys/test/ca.pem" --key-file "$key_file" --key-id "$key_id" --team-id "$team_id" \
+    --bundle-id "$bundle_id" --count "$pushes" --token "$token" --concurrency "$streams")
+  t1=$(date +%s.%N)
+  read_children_ticks
+  aio_ticks=$((children_ticks_now - children_before))
+  fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
+  aio_rate=$(echo "$aio_out" | json_field pushes_per_second)
+  aio_sent=$(echo "$aio_out" | json_field sent)
+  wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
+  row "aioapns 4.0" "$aio_rate" "$aio_sent" "$(per_push_us "$aio_ticks" "$pushes")" \
+    "$(core_share "$fake_ticks" "$wall")" "$(per_push_us "$fake_ticks" "$pushes")"
+}
+
+echo
+echo "== fake 1: Tests/Peers/fake_apns.py (Python h2, validates every push and provider token)"
+run_clients
 echo "gateway connections to the fake after (a): $connections"
-printf '%-44s %8s  (goal >= 0.80)\n' "pushes/s ours / h2load" "$(ratio "$ours_rate" "$h2_rate")"
-printf '%-44s %8s  (goal >= 3.00)\n' "pushes/s ours / aioapns" "$(ratio "$ours_rate" "$aio_rate")"
+py_ours=$ours_rate py_h2=$h2_rate py_aio=$aio_rate
+
+# Fake 2: nginx as an APNs stand-in (TLS, HTTP/2, 200 with the request's apns-id for every POST
+# to /3/device/): a C server that is not the bottleneck, so the clients' own speed shows. The
+# answer comes from a keep-alive upstream in the same nginx, so the whole request body is read
+# first: a plain `return 200` answers before the body and resets the stream (clients then see
+# HTTP/2 stream errors and retry).
+nginx_fake_port=$(free_port)
+answer_port=$(free_port)
+start_nginx fake-apns "
+    # APNs answers with the request's apns-id (clients such as aioapns match responses by it).
+    map \$http_apns_id \$apns_id { \"\" 77e2e8ee-0b4e-4c8e-9c56-1f7d0f3f1a2b; default \$http_apns_id; }
+    upstream answer { server 127.0.0.1:$answer_port; keepalive 64; }
+    server { listen 127.0.0.1:$answer_port; location / { return 200; } }
+    server {
+        listen 127.0.0.1:$nginx_fake_port ssl http2;
+        ssl_certificate $repo_dir/keys/test/localhost.pem;
+        ssl_certificate_key $repo_dir/keys/test/localhost-key.pem;
+        http2_max_concurrent_streams 1000;
+        location /3/device/ {
+            proxy_pass http://answer;
+            proxy_http_version 1.1;
+            proxy_set_header Connection \"\";
+            add_header apns-id \$apns_id;
+        }
+    }" 1 "$nginx_fake_port"
+fake_port=$nginx_fake_port fake_pid=$nginx_pid
+echo
+echo "== fake 2: nginx HTTP/2 stand-in (answers 200 without checking anything)"
+run_clients
+echo "gateway connections to the fake after (a): $connections"
+
+echo
+printf '%-52s %8s  (goal >= 0.80)\n' "pushes/s ours / h2load, Python fake" "$(ratio "$py_ours" "$py_h2")"
+printf '%-52s %8s  (goal >= 3.00; the fake caps both)\n' "pushes/s ours / aioapns, Python fake" "$(ratio "$py_ours" "$py_aio")"
+printf '%-52s %8s  (goal >= 0.80)\n' "pushes/s ours / h2load, nginx stand-in" "$(ratio "$ours_rate" "$h2_rate")"
+printf '%-52s %8s  (goal >= 3.00)\n' "pushes/s ours / aioapns, nginx stand-in" "$(ratio "$ours_rate" "$aio_rate")"
 echo "(client us/push: CPU of the gateway (all its threads, incl. JSON in and out of the push API),"
 echo " of h2load, of the aioapns process; fake cores used: CPU seconds of the fake / wall seconds —"
-echo " near 1.00 means the single-threaded fake is the bottleneck; fake us/push bounds its ceiling"
-echo " at 1e6 / (fake us/push) pushes/s on one whole core)"
+echo " near 1.00 for the single-threaded Python fake means it is the bottleneck; fake us/push bounds"
+echo " its ceiling at 1e6 / (fake us/push) pushes/s on one whole core)"
 
 # Peak RSS of a fresh gateway while RSS_TOKENS tokens go through the push API.
 if [ "$rss_tokens" -gt 0 ]; then

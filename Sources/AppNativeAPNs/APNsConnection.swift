@@ -140,16 +140,26 @@ final class APNsConnection: Sendable {
             unregisteredAt: response.status == 410 ? timestamp : nil, attempts: attempts)
     }
 
-    /// A random (version 4) UUID in lower case, Apple's `apns-id` format.
+    /// A random (version 4) UUID in lower case, Apple's `apns-id` format (8-4-4-4-12 hex digits).
+    /// Written as bytes straight into the string: one runs per push.
     static func newAPNsID() -> String {
-        var bytes = SecureRandom.bytes(count: 16)
-        bytes[6] = (bytes[6] & 0x0f) | 0x40
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        let hex = bytes.map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-        }.joined()
-        let characters = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+        var random = SecureRandom.bytes(count: 16)
+        random[6] = (random[6] & 0x0f) | 0x40
+        random[8] = (random[8] & 0x3f) | 0x80
+        return String(unsafeUninitializedCapacity: 36) { out in
+            let digits: StaticString = "0123456789abcdef"
+            let hex = digits.utf8Start
+            var written = 0
+            for (index, byte) in random.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out[written] = UInt8(ascii: "-")
+                    written += 1
+                }
+                out[written] = hex[Int(byte >> 4)]
+                out[written + 1] = hex[Int(byte & 0x0f)]
+                written += 2
+            }
+            return written
+        }
     }
 }

@@ -29,7 +29,7 @@ struct PreparedRequest: Sendable {
     /// Fields the engine owns: framing (a mismatch with the real body is request smuggling),
     /// routing (`Host` must match the URL and TLS name) and hop-by-hop fields HTTP/2 forbids
     /// (RFC 9113 §8.2.2).
-    static let engineOwnedFieldNames: Set<String> = [
+    static let engineOwnedFieldNames: [String] = [
         "host", "content-length", "transfer-encoding", "connection", "keep-alive",
         "proxy-connection", "te", "upgrade",
     ]
@@ -110,8 +110,9 @@ struct PreparedRequest: Sendable {
                 // An invalid name is not echoed: it may be a value pasted in the wrong place.
                 throw ClientError(.invalidRequest, reason: "header field #\(index) name is not a token (RFC 9110 §5.1)")
             }
-            let lowered = field.name.lowercased()
-            guard !engineOwnedFieldNames.contains(lowered) else {
+            // Names are tokens (ASCII), so comparing with the case bit folded is exact; no
+            // lower-cased copy per field (APNs sends six or seven per push).
+            guard !engineOwnedFieldNames.contains(where: { asciiCaseInsensitiveEquals(field.name, $0) }) else {
                 throw ClientError(.invalidRequest, reason: "header field \(field.name) is set by the client itself")
             }
             guard isFieldValue(field.value) else {
@@ -120,13 +121,28 @@ struct PreparedRequest: Sendable {
                     reason: "header field \(field.name) value contains a control character (RFC 9110 §5.5)"
                 )
             }
-            hasExpect = hasExpect || lowered == "expect"
-            hasContentType = hasContentType || lowered == "content-type"
-            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+            hasExpect = hasExpect || asciiCaseInsensitiveEquals(field.name, "expect")
+            hasContentType = hasContentType || asciiCaseInsensitiveEquals(field.name, "content-type")
+            var line = field.name
+            if field.value.isEmpty {
+                line.append(";")
+            } else {
+                line.reserveCapacity(field.name.utf8.count + 2 + field.value.utf8.count)
+                line.append(": ")
+                line.append(field.value)
+            }
+            lines.append(line)
         }
         if !hasExpect { lines.append("Expect:") }
         if hasBody, !hasContentType { lines.append("Content-Type:") }
         return lines
+    }
+
+    /// Whether two ASCII names are equal ignoring case (`b` is lower case).
+    static func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
+        let a = a.utf8, b = b.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y && y >= 0x61 && y <= 0x7A) }
     }
 
     /// `token = 1*tchar` (RFC 9110 §5.6.2):

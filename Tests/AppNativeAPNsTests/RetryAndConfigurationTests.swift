@@ -192,3 +192,28 @@ struct ConfigurationTests {
         #expect(!a.cacheKey.replaces(try testConfiguration(usesSandbox: false).cacheKey))
     }
 }
+
+@Suite("apns-id")
+struct APNsIDTests {
+    @Test("a lower-case version 4 UUID, 8-4-4-4-12, different every time, that Foundation reads back")
+    func format() {
+        var seen = Set<String>()
+        for _ in 0..<1000 {
+            let id = APNsConnection.newAPNsID()
+            let bytes = Array(id.utf8)
+            #expect(bytes.count == 36)
+            for (index, byte) in bytes.enumerated() {
+                if [8, 13, 18, 23].contains(index) {
+                    #expect(byte == UInt8(ascii: "-"), "\(id)")
+                } else {
+                    #expect((0x30...0x39).contains(byte) || (0x61...0x66).contains(byte), "\(id)")
+                }
+            }
+            #expect(bytes[14] == UInt8(ascii: "4"), "version 4: \(id)")
+            #expect([UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a"), UInt8(ascii: "b")].contains(bytes[19]), "variant: \(id)")
+            #expect(UUID(uuidString: id)?.uuidString.lowercased() == id)
+            seen.insert(id)
+        }
+        #expect(seen.count == 1000)
+    }
+}

@@ -160,6 +160,9 @@ def point_at(host, port):
 
 def client(args):
     context = ssl.create_default_context(cafile=args.ca_file)
+    # aioapns sends the HTTP/2 preface without ALPN; servers that pick the protocol by ALPN
+    # (nginx, the benchmark's stand-in) need it offered. The fake accepts either.
+    context.set_alpn_protocols(["h2"])
     with open(args.key_file) as handle:
         key = handle.read()
     return APNs(key=key, key_id=args.key_id, team_id=args.team_id, topic=args.bundle_id, use_sandbox=True,
