@@ -22,6 +22,16 @@ final class CurlEasy {
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
     }
 
+    /// Returns the handle to its freshly created state for the next transfer (`curl_easy_reset`
+    /// clears every option; curl keeps its buffers, so a reused handle skips the tens of KB a
+    /// new one allocates). `false` when the handle cannot be prepared again: drop it.
+    func reset() -> Bool {
+        curl_easy_reset(handle)
+        headerList = nil
+        errorBuffer[0] = 0
+        return (try? set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))) != nil
+    }
+
     deinit {
         // The handle goes first: it may point at the error buffer and the header list until then.
         curl_easy_cleanup(handle)

@@ -1,4 +1,5 @@
 import AppNativeCore
+internal import CAppNativeLinux
 import Dispatch
 internal import Glibc
 import Synchronization
@@ -44,6 +45,9 @@ final class CurlEngine: Sendable {
 
     private func runWorker() {
         workerThreadsStarted.add(1, ordering: .relaxed)
+        // Named for top -H and perf: otherwise it inherits the name of whichever (dispatch)
+        // thread sent the first request.
+        appnative_set_thread_name("curl-worker")
         // Process signals belong to the signalfd on loop 0 (STYLE.md §5); faults stay
         // deliverable so a crash on this thread still produces a backtrace.
         var signals = sigset_t()

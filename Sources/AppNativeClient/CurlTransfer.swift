@@ -11,9 +11,10 @@ final class CurlTransfer {
     private var isBodyOverLimit = false
     private var isHeaderOverLimit = false
 
-    init(request: PreparedRequest) throws(ClientError) {
+    /// Configures `easy` (a new handle or a reset one) for `request`.
+    init(request: PreparedRequest, easy: CurlEasy) throws(ClientError) {
         self.request = request
-        easy = try CurlEasy()
+        self.easy = easy
         try configure()
     }
 

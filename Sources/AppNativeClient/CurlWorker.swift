@@ -33,6 +33,11 @@ final class CurlWorker {
     private var active: [UInt64: Active] = [:]
     private var idsByHandle: [UnsafeMutableRawPointer: UInt64] = [:]
     private var gate = PriorKnowledgeGate<Held>()
+    /// Easy handles of finished transfers, reset and kept for the next ones: creating a handle
+    /// costs an allocation of tens of KB and its initialisation on every request.
+    private var idleHandles: [CurlEasy] = []
+    /// Enough for a full window of multiplexed pushes; extra handles are freed.
+    private static let maximumIdleHandles = 128
 
     init(engine: CurlEngine) {
         self.engine = engine
@@ -102,7 +107,9 @@ final class CurlWorker {
         }
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(request: request)
+            let easy: CurlEasy
+            if let idle = idleHandles.popLast() { easy = idle } else { easy = try CurlEasy() }
+            transfer = try CurlTransfer(request: request, easy: easy)
         } catch {
             releaseGate(role, lostConnection: true)
             submission.continuation.resume(returning: .failure(error))
@@ -128,6 +135,9 @@ final class CurlWorker {
         guard let entry = active.removeValue(forKey: id) else { return }
         idsByHandle[entry.transfer.easy.handle] = nil
         engine.multi.remove(entry.transfer.easy)
+        if idleHandles.count < Self.maximumIdleHandles, entry.transfer.easy.reset() {
+            idleHandles.append(entry.transfer.easy)
+        }
         engine.activeTransfers.subtract(1, ordering: .relaxed)
         entry.continuation.resume(returning: result)
         // Only a connection-level failure means there is no connection to join: after a timeout

@@ -4,6 +4,7 @@
 #include "CAppNativeLinux.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -194,4 +195,11 @@ int appnative_open_fd_count(void) {
     }
     closedir(directory);
     return count - 1;  // the directory stream's own descriptor
+}
+
+void appnative_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = 0;
+    pthread_setname_np(pthread_self(), truncated);
 }

@@ -372,6 +372,45 @@ struct CurlHTTPClientTests {
         client.shutdown()
     }
 
+    @Test("a reused easy handle carries nothing over from the request before it")
+    func reusedHandlesStartClean() async throws {
+        try await withFixturePeer { peer in
+            // One worker, sequential requests: each one after the first runs on the handle the
+            // previous one returned to the pool.
+            var first = cleartextRequest(peer.url("/echo"), method: "POST")
+            first.headers = [
+                HTTPHeaderField(name: "X-Only-First", value: "1"),
+                HTTPHeaderField(name: "Authorization", value: "Bearer first-request-only"),
+                HTTPHeaderField(name: "Content-Type", value: "application/octet-stream"),
+            ]
+            first.body = Array(repeating: 0x62, count: 3000)
+            _ = try await client.send(first)
+            let unreachable = try closedLoopbackPort()
+            var proxied = cleartextRequest("http://127.0.0.1:\(unreachable)/json")
+            proxied.proxyURL = "http://127.0.0.1:\(peer.port)"
+            #expect(try await client.send(proxied).headers.value(named: "x-fixture-proxied") == "1")
+            for _ in 0..<3 {
+                let echoed = try jsonObject(try await client.send(cleartextRequest(peer.url("/echo"))).body)
+                #expect(echoed["method"] as? String == "GET")
+                #expect(echoed["body_length"] as? Int == 0)
+                let headers = try #require(echoed["headers"] as? [String: String])
+                #expect(headers["x-only-first"] == nil)
+                #expect(headers["authorization"] == nil)
+                #expect(headers["content-type"] == nil)
+                #expect(headers["content-length"] == nil)
+                #expect(headers["user-agent"] == "appnative-client-tests")
+                let direct = try await client.send(cleartextRequest(peer.url("/json")))
+                #expect(direct.headers.value(named: "x-fixture-proxied") == nil, "the proxy of an earlier request")
+            }
+            // A failure leaves its handle reusable too.
+            await #expect(throws: ClientError.self) {
+                try await client.send(cleartextRequest("http://127.0.0.1:\(unreachable)/json"))
+            }
+            #expect(try await client.send(cleartextRequest(peer.url("/json"))).status == 200)
+        }
+        client.shutdown()
+    }
+
     @Test("other methods are sent as given", arguments: ["PUT", "PATCH", "DELETE", "OPTIONS"])
     func otherMethods(method: String) async throws {
         try await withFixturePeer { peer in

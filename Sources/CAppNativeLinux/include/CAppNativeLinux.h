@@ -67,4 +67,7 @@ long appnative_current_rss_kib(void);
 /// Number of open file descriptors in /proc/self/fd.
 int appnative_open_fd_count(void);
 
+// Names the calling thread (at most 15 bytes are kept) for top -H, perf and crash reports.
+void appnative_set_thread_name(const char *name);
+
 #endif
