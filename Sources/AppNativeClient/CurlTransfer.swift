@@ -199,6 +199,10 @@ final class CurlTransfer {
     /// Field bytes as ISO-8859-1, so obs-text survives byte-for-byte instead of turning into
     /// replacement characters.
     private static func latin1(_ bytes: UnsafeRawBufferPointer.SubSequence) -> String {
+        // ASCII (every field APNs and the JWKS hosts send) is the same in both encodings.
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes), as: UTF8.self)
+        }
         var text = String.UnicodeScalarView()
         for byte in bytes { text.append(Unicode.Scalar(byte)) }
         return String(text)

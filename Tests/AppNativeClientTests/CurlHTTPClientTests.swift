@@ -372,6 +372,16 @@ struct CurlHTTPClientTests {
         client.shutdown()
     }
 
+    @Test("response header values are read as ISO-8859-1, ASCII and obs-text alike")
+    func latin1ResponseHeaders() async throws {
+        try await withFixturePeer { peer in
+            let response = try await client.send(cleartextRequest(peer.url("/latin1-header")))
+            #expect(response.headers.value(named: "x-latin1") == "caf\u{e9} \u{ff}")
+            #expect(response.headers.value(named: "x-ascii") == "plain")
+        }
+        client.shutdown()
+    }
+
     @Test("a reused easy handle carries nothing over from the request before it")
     func reusedHandlesStartClean() async throws {
         try await withFixturePeer { peer in

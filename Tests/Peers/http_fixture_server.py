@@ -91,6 +91,9 @@ class Handler(BaseHTTPRequestHandler):
                 filler = "f" * 1024
                 headers = [("X-Filler-%d" % index, filler) for index in range(64)]
                 self.reply(200, JSON_BODY, headers=headers)
+            elif route == "/latin1-header":
+                # http.server sends header values as ISO-8859-1: these are the bytes E9 and FF.
+                self.reply(200, JSON_BODY, headers=[("X-Latin1", "caf\u00e9 \u00ff"), ("X-Ascii", "plain")])
             elif route == "/redirect":
                 self.reply(302, b"redirecting", content_type="text/plain", headers=[("Location", "/json")])
             elif route == "/slow":
