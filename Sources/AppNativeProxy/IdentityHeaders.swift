@@ -40,10 +40,36 @@ public enum IdentityHeaders: Sendable {
         "X-Amzn-Oidc-", "Cf-Access-Authenticated-User-Email", "Cf-Access-Jwt-Assertion",
     ]
 
-    /// `forgedNames` lower-cased once, as bytes: exact names, and prefixes (those ending in `-`).
-    private static let forgedPatterns: [(bytes: [UInt8], isPrefix: Bool)] = forgedNames.map { name in
-        (Array(name.lowercased().utf8), name.hasSuffix("-"))
+    /// One forged name in `ForgedTable.bytes`. A trivial struct, so the per-field scan does no
+    /// reference counting (an array of arrays retained and released each pattern it visited).
+    private struct ForgedPattern {
+        let start: Int
+        let count: Int
+        let isPrefix: Bool
     }
+
+    /// `forgedNames` lower-cased once into one byte buffer, with the patterns grouped by their
+    /// first byte: a field is compared only with the names that start like it.
+    private struct ForgedTable: Sendable {
+        let bytes: [UInt8]
+        /// Patterns for each possible first byte (most lists are empty).
+        let byFirstByte: [[ForgedPattern]]
+
+        init(_ names: [String]) {
+            var bytes: [UInt8] = []
+            var byFirstByte = [[ForgedPattern]](repeating: [], count: 256)
+            for name in names {
+                let lowered = Array(name.lowercased().utf8)
+                byFirstByte[Int(lowered[0])].append(
+                    ForgedPattern(start: bytes.count, count: lowered.count, isPrefix: name.hasSuffix("-")))
+                bytes += lowered
+            }
+            self.bytes = bytes
+            self.byFirstByte = byFirstByte
+        }
+    }
+
+    private static let forgedTable = ForgedTable(forgedNames)
 
     /// Whether `name` is (or starts with) one of the forged names. Runs for every request field.
     public static func isIdentityHeader(_ name: String) -> Bool {
@@ -55,22 +81,27 @@ public enum IdentityHeaders: Sendable {
     /// byte by byte, without building strings (field names are tokens, so ASCII).
     static func isIdentityHeader(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let firstByte = name.first else { return false }
-        let first = normalized(firstByte)
-        for pattern in forgedPatterns where pattern.bytes[0] == first && name.count >= pattern.bytes.count {
-            let matches = pattern.bytes.withUnsafeBufferPointer { bytes in
-                for index in 1..<bytes.count where normalized(name[index]) != bytes[index] { return false }
-                return true
-            }
-            guard matches else { continue }
-            // A prefix matches as it is; an exact name also when extended with `-…`
-            // (`X-MS-CLIENT-PRINCIPAL-ID`, `X-Remote-User-Id`), never `X-Username`.
-            if pattern.isPrefix || name.count == pattern.bytes.count
-                || normalized(name[pattern.bytes.count]) == UInt8(ascii: "-")
-            {
-                return true
+        let table = forgedTable
+        return table.byFirstByte[Int(normalized(firstByte))].withUnsafeBufferPointer { patterns in
+            table.bytes.withUnsafeBufferPointer { bytes in
+                for pattern in patterns where name.count >= pattern.count {
+                    var matches = true
+                    for index in 1..<pattern.count where normalized(name[index]) != bytes[pattern.start + index] {
+                        matches = false
+                        break
+                    }
+                    guard matches else { continue }
+                    // A prefix matches as it is; an exact name also when extended with `-…`
+                    // (`X-MS-CLIENT-PRINCIPAL-ID`, `X-Remote-User-Id`), never `X-Username`.
+                    if pattern.isPrefix || name.count == pattern.count
+                        || normalized(name[pattern.count]) == UInt8(ascii: "-")
+                    {
+                        return true
+                    }
+                }
+                return false
             }
         }
-        return false
     }
 
     /// ASCII lower case, with `_` read as `-`.
