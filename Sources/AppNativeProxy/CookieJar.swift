@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Removing one cookie from a `Cookie` header value (RFC 6265 §5.4), so the gateway's own
 /// session cookie never reaches the upstream.
@@ -20,20 +21,37 @@ enum CookieJar {
         var name = name, header = header
         return name.withUTF8 { target in
             header.withUTF8 { bytes -> String?? in
-                for byte in bytes where byte >= 0x80 { return nil }
+                guard let base = bytes.baseAddress else { return .some(nil) }
+                // ASCII check a word at a time: the header carries the ~400-byte session cookie.
+                var high: UInt64 = 0
+                var scanned = 0
+                while bytes.count - scanned >= 8 {
+                    high |= UnsafeRawPointer(base + scanned).loadUnaligned(as: UInt64.self)
+                    scanned += 8
+                }
+                while scanned < bytes.count {
+                    high |= UInt64(bytes[scanned])
+                    scanned += 1
+                }
+                if high & 0x8080_8080_8080_8080 != 0 { return nil }
                 let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+                // The offset of the first `byte` in start..<end, or `end` (memchr skips long values).
+                func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
+                    guard start < end, let hit = memchr(base + start, Int32(byte), end - start) else { return end }
+                    return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                }
                 var kept = [UInt8]()
                 kept.reserveCapacity(bytes.count)
                 var index = 0
                 while index < bytes.count {
-                    var end = index
-                    while end < bytes.count, bytes[end] != UInt8(ascii: ";") { end += 1 }
+                    let end = find(UInt8(ascii: ";"), from: index, to: bytes.count)
                     var start = index, stop = end
                     index = end + 1
                     while start < stop, isSpace(bytes[start]) { start += 1 }
                     while stop > start, isSpace(bytes[stop - 1]) { stop -= 1 }
                     if start == stop { continue }
-                    if let equals = (start..<stop).first(where: { bytes[$0] == UInt8(ascii: "=") }) {
+                    let equals = find(UInt8(ascii: "="), from: start, to: stop)
+                    if equals < stop {
                         var nameEnd = equals
                         while nameEnd > start, isSpace(bytes[nameEnd - 1]) { nameEnd -= 1 }
                         if nameEnd - start == target.count, (0..<target.count).allSatisfy({ bytes[start + $0] == target[$0] }) { continue }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Parsing and rewriting of `Cookie` request headers (RFC 6265 §4.2, §5.4).
 public enum CookieHeader: Sendable {
     /// The values of every cookie called `name`, in order, across all `Cookie` header values.
@@ -9,6 +11,12 @@ public enum CookieHeader: Sendable {
         name.withUTF8 { nameBytes in
             for var header in headers {
                 header.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress else { return }
+                    // The offset of the first `byte` in start..<end, or `end` (memchr skips long values).
+                    func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
+                        guard start < end, let hit = memchr(base + start, Int32(byte), end - start) else { return end }
+                        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    }
                     var index = 0
                     let count = bytes.count
                     while index < count {
@@ -19,11 +27,10 @@ public enum CookieHeader: Sendable {
                             index += 1
                         }
                         let pairStart = index
-                        while index < count, bytes[index] != UInt8(ascii: ";") { index += 1 }
+                        index = find(UInt8(ascii: ";"), from: index, to: count)
                         let pairEnd = index
-                        guard let equals = (pairStart..<pairEnd).first(where: { bytes[$0] == UInt8(ascii: "=") }) else {
-                            continue
-                        }
+                        let equals = find(UInt8(ascii: "="), from: pairStart, to: pairEnd)
+                        guard equals < pairEnd else { continue }
                         var nameEnd = equals
                         while nameEnd > pairStart, bytes[nameEnd - 1] == UInt8(ascii: " ") || bytes[nameEnd - 1] == UInt8(ascii: "\t") {
                             nameEnd -= 1
@@ -33,6 +40,10 @@ public enum CookieHeader: Sendable {
                         else { continue }
                         var valueStart = equals + 1
                         var valueEnd = pairEnd
+                        // Both ends trimmed, as the reference's cookie parser strips key and value.
+                        while valueStart < valueEnd, bytes[valueStart] == UInt8(ascii: " ") || bytes[valueStart] == UInt8(ascii: "\t") {
+                            valueStart += 1
+                        }
                         while valueEnd > valueStart, bytes[valueEnd - 1] == UInt8(ascii: " ") || bytes[valueEnd - 1] == UInt8(ascii: "\t") {
                             valueEnd -= 1
                         }
