@@ -19,7 +19,7 @@ public final class AccessLog: Sendable {
         upstreamDuration = metrics.histogram("upstream.duration_seconds", upperBounds: bounds, help: "Time to the upstream's response head")
     }
 
-    public func record(_ exchange: HTTPExchange, requestID: String, upstreamNanoseconds: UInt64?, extra: [String: String] = [:]) {
+    public func record(_ exchange: HTTPExchange, requestID: String, upstreamNanoseconds: UInt64?, extra: LogFields = LogFields()) {
         let elapsed = Double(exchange.loop.nowNanoseconds - exchange.startedAt) / 1e9
         let status = exchange.responseStatus
         if (100...599).contains(status) { requests[status / 100 - 1].increment() }
@@ -39,11 +39,11 @@ public final class AccessLog: Sendable {
         if let upstreamNanoseconds, upstreamNanoseconds > 0 {
             line += ",\"upstream_ms\":" + String(format: "%.3f", Double(upstreamNanoseconds) / 1e6)
         }
-        for key in extra.keys.sorted() {
+        for (key, value) in extra.sortedByKey {
             line += ","
             LogLine.appendQuoted(key, to: &line)
             line += ":"
-            LogLine.appendQuoted(extra[key] ?? "", to: &line)
+            LogLine.appendQuoted(value, to: &line)
         }
         line += "}\n"
         line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }

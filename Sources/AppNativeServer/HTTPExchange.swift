@@ -31,7 +31,7 @@ public final class HTTPExchange {
     /// request reaches every kind of response, including 204, redirects and 101).
     public var extraResponseHeaders = HTTPHeaders()
     /// Facts for the access log that later layers add (object id, auth outcome). Never secrets.
-    public var logFields: [String: String] = [:]
+    public var logFields = LogFields()
 
     weak var connection: ServerConnection?
     private(set) var isBodyRequested = false

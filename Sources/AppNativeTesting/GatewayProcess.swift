@@ -69,6 +69,10 @@ public final class GatewayProcess: Sendable {
     /// The gateway's process id (for /proc measurements).
     public var pid: Int32 { child.pid }
 
+    /// The next line the gateway writes to standard output after its ready line (access-log
+    /// lines when `ACCESS_LOG=true`); blocks until one arrives, `nil` once the output closed.
+    public func nextOutputLine() -> String? { child.readLine() }
+
     /// The gateway's standard error so far (its logs).
     public var logs: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
 
