@@ -46,6 +46,9 @@ fi
 
 build_flags=(-c "$config" -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 echo "fuzz: building $package ($config, fuzzer+address)" >&2
+# SwiftPM does not notice source files added to the path dependency (the root package): drop
+# the cached build manifests so a new file is always compiled.
+rm -f "$package"/.build/*.yaml
 swift build --package-path "$package" "${build_flags[@]}" >&2
 bin="$(swift build --package-path "$package" "${build_flags[@]}" --show-bin-path)"
 

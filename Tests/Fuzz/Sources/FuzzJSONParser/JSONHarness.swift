@@ -4,7 +4,9 @@ import AppNativeJSON
 /// - a value it accepts serializes to text it accepts again as the same value (plain and with
 ///   sorted keys);
 /// - for well-formed UTF-8 input, parsing the bytes and parsing the same text as a `String`
-///   reach the same verdict (value, or error code).
+///   reach the same verdict (value, or error code);
+/// - `JSONObjectView` (the JWT claims reader) reaches the parser's verdict: the same error code,
+///   `nil` for a valid non-object, and for an object the same members, each member read alike.
 enum JSONHarness {
     static let parser = JSONParser()
 
@@ -21,6 +23,7 @@ enum JSONHarness {
                 failCheck("bytes and String disagree: \(verdict) vs \(fromString)")
             }
         }
+        checkObjectView(input, against: verdict)
         guard case .success(let value) = verdict else { return }
         for sortingKeys in [false, true] {
             let serialized = JSONSerializer.serialize(value, sortingKeys: sortingKeys)
@@ -30,6 +33,31 @@ enum JSONHarness {
             } catch {
                 failCheck("serialized output is refused: \(error) (sortingKeys \(sortingKeys))")
             }
+        }
+    }
+}
+
+extension JSONHarness {
+    static func checkObjectView(_ input: UnsafeRawBufferPointer, against verdict: Result<JSONValue, JSONError>) {
+        let viewed = Result { () throws(JSONError) -> JSONObjectView? in try JSONObjectView.parse(input) }
+        switch (verdict, viewed) {
+        case (.failure(let parsed), .failure(let view)):
+            check(parsed.code == view.code, "parser fails with \(parsed.code), the object view with \(view.code)")
+        case (.success(let value), .success(let view)):
+            guard let object = value.objectValue else {
+                check(view == nil, "the object view accepted a non-object")
+                return
+            }
+            guard let view else { failCheck("the object view refused an object the parser read") }
+            check(view.count == object.count, "the object view counts \(view.count) members, the parser \(object.count)")
+            check(view.object == object, "the object view's object differs from the parser's")
+            for (name, member) in object {
+                check(view[name] == member, "member \(name.debugDescription) reads differently")
+                check(view.string(name) == member.stringValue, "string member \(name.debugDescription) reads differently")
+                check(view.number(name) == member.numberValue, "number member \(name.debugDescription) reads differently")
+            }
+        default:
+            failCheck("parser and object view disagree: \(verdict) vs \(viewed)")
         }
     }
 }
