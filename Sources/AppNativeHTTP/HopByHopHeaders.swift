@@ -28,6 +28,13 @@ public enum HopByHopHeaders: Sendable {
     /// - Returns: whether a WebSocket upgrade was kept.
     @discardableResult
     public static func remove(from headers: inout HTTPHeaders, keepingWebSocketUpgrade: Bool = false) -> Bool {
+        // Most requests carry no hop-by-hop field at all (HTTP/1.1 keep-alive is the default):
+        // then there is nothing to remove and no reason to copy the field list. `Connection`
+        // is itself hop-by-hop, so without one no field can be named by it either.
+        let hasHopByHop = headers.bytes.withUnsafeBufferPointer { storage in
+            headers.entries.contains { isHopByHop(HTTPHeaders.nameBytes(storage, $0)) }
+        }
+        guard hasHopByHop else { return false }
         let (kept, keptUpgrade) = filter(headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade) { _, _ in .applyRules }
         headers = kept
         return keptUpgrade

@@ -125,6 +125,15 @@ struct HeadersTests {
         #expect(HopByHopHeaders.isHopByHop("proxy-anything"))
         #expect(!HopByHopHeaders.isHopByHop("Proxy"))
         #expect(!HopByHopHeaders.isHopByHop("X-Forwarded-For"))
+
+        // Without any hop-by-hop field (the common request) nothing changes.
+        var plain: HTTPHeaders = ["Host": "h", "Accept": "*/*", "X-Keep": "alive"]
+        let before = plain
+        #expect(!HopByHopHeaders.remove(from: &plain, keepingWebSocketUpgrade: true))
+        #expect(plain == before)
+        var upgradeOnly: HTTPHeaders = ["Host": "h", "Upgrade": "websocket"]
+        #expect(!HopByHopHeaders.remove(from: &upgradeOnly, keepingWebSocketUpgrade: true))
+        #expect(upgradeOnly.map(\.name) == ["Host"], "Upgrade is hop-by-hop even without Connection")
     }
 
     @Test("a WebSocket upgrade is kept only when asked, only for exactly websocket")
