@@ -30,14 +30,28 @@ public enum ForwardingHeaders: Sendable {
         headers.add(name: "X-Forwarded-For", value: incomingFor.isEmpty ? peerHost : incomingFor + ", " + peerHost)
         headers.add(name: "X-Forwarded-Proto", value: proto)
         if let host { headers.add(name: "X-Forwarded-Host", value: host) }
-        var element = "for="
-        if peer?.family == .inet6 { element += "\"[" + peerHost + "]\"" } else { element += peerHost }
-        element += ";proto=" + proto
+        // Appended piece by piece into one reserved buffer: `a + b` temporaries cost an
+        // allocation each, several per request.
+        var element = ""
+        element.reserveCapacity(32 + peerHost.utf8.count + (host?.utf8.count ?? 0))
+        element.append("for=")
+        if peer?.family == .inet6 {
+            element.append("\"[")
+            element.append(peerHost)
+            element.append("]\"")
+        } else {
+            element.append(peerHost)
+        }
+        element.append(";proto=")
+        element.append(proto)
         // Bytes, not Characters: no grapheme breaking or Unicode property lookups per request.
         // ASCII without White_Space (09–0D, 20), quote, `;` or `,`: the same set as the Character
         // test (a CRLF grapheme is whitespace; any non-ASCII Character is refused).
         if let host, host.utf8.allSatisfy({ $0 < 0x80 && !(0x09...0x0D).contains($0) && $0 != 0x20 && $0 != 0x22 && $0 != 0x3B && $0 != 0x2C }) {
-            element += host.utf8.contains(0x3A) ? ";host=\"" + host + "\"" : ";host=" + host
+            let quoted = host.utf8.contains(0x3A)
+            element.append(quoted ? ";host=\"" : ";host=")
+            element.append(host)
+            if quoted { element.append("\"") }
         }
         headers.add(name: "Forwarded", value: incomingForwarded.isEmpty ? element : incomingForwarded + ", " + element)
     }
