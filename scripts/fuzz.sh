@@ -44,7 +44,10 @@ if [ ! -x "$toolchain_bin/ld.lld" ] && ! command -v ld.lld >/dev/null 2>&1; then
   exit 2
 fi
 
-build_flags=(-c "$config" -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
+# Release builds of the product drop run-time exclusivity checks (Package.swift); the fuzzers put
+# them back, so an access violation found by a fuzzer traps instead of corrupting memory quietly.
+build_flags=(-c "$config" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enforce-exclusivity=checked
+  -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 echo "fuzz: building $package ($config, fuzzer+address)" >&2
 # SwiftPM does not notice source files added to the path dependency (the root package): drop
 # the cached build manifests so a new file is always compiled.
