@@ -60,7 +60,7 @@ let package = Package(
         ),
         .target(
             name: "AppNativeAuth",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient"]
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeHTTP"]
         ),
         .target(
             name: "AppNativeAPNs",

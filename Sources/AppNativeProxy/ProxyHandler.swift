@@ -87,7 +87,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         IdentityHeaders.removeForged(from: &head.headers)
         if !keepsAuthorization { head.headers.remove("Authorization") }
         if let strippedCookie, head.headers.contains("Cookie") {
-            let remaining = head.headers.values("Cookie").compactMap { CookieJar.removing(strippedCookie, from: $0) }
+            let remaining = head.headers.values("Cookie").compactMap { CookieHeader.removing(strippedCookie, from: $0) }
             head.headers.remove("Cookie")
             if !remaining.isEmpty { head.headers.add(name: "Cookie", value: remaining.joined(separator: "; ")) }
         }

@@ -1,5 +1,6 @@
 public import AppNativeCore
 import AppNativeCrypto
+import AppNativeHTTP
 import AppNativeJSON
 
 /// Issues and reads the stateless session cookie of auth.md §8: an HS256 JWT whose claims match

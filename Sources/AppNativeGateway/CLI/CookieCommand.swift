@@ -1,5 +1,6 @@
 import AppNativeAuth
 import AppNativeDevPeers
+import AppNativeHTTP
 import AppNativeJSON
 import Foundation
 

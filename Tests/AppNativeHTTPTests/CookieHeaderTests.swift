@@ -1,11 +1,11 @@
-import AppNativeAuth
-@testable import AppNativeProxy
+import AppNativeHTTP
 import Testing
 
 /// The byte scans of `Cookie` headers on the cookie path: reading the session cookie and
-/// removing it before the request goes upstream (RFC 6265 §4.2.1, §5.4).
+/// removing it before the request goes upstream (RFC 6265 §4.2.1, §5.4). One scanner does both,
+/// so every value `values` reads is gone after `removing`.
 @Suite("Cookie header scans")
-struct CookieScanTests {
+struct CookieHeaderTests {
     static let long = String(repeating: "eyJhbGciOiJIUzI1NiJ9", count: 20)
 
     @Test("values of one cookie, in order, across headers", arguments: [
@@ -25,6 +25,17 @@ struct CookieScanTests {
         #expect(CookieHeader.values(named: "bms_session", in: headers) == expected)
     }
 
+    @Test("whatever is read as the session cookie is what removal takes out", arguments: [
+        "bms_session=a", " bms_session = a ", "x=1;bms_session=a;bms_session=b", "bms_session\t=\ta",
+        "caf\u{e9}=1; bms_session=\u{e9}", "bms_session=\"q\"; y", "bms_sessio=1; bms_session", "\u{a0}bms_session=a",
+    ])
+    func readAndRemovedAgree(header: String) {
+        let read = CookieHeader.values(named: "bms_session", in: [header])
+        let rest = CookieHeader.removing("bms_session", from: header)
+        #expect(CookieHeader.values(named: "bms_session", in: rest.map { [$0] } ?? []).isEmpty, "\(header.debugDescription)")
+        #expect(read.isEmpty || rest != header, "\(header.debugDescription)")
+    }
+
     @Test("removal keeps every other cookie, normalised to `; `", arguments: [
         ("bms_session=abc", nil),
         ("theme=dark; bms_session=abc; lang=en", "theme=dark; lang=en"),
@@ -37,6 +48,6 @@ struct CookieScanTests {
         ("caf\u{e9}=1; bms_session=2", "caf\u{e9}=1"),
     ] as [(String, String?)])
     func removal(header: String, expected: String?) {
-        #expect(CookieJar.removing("bms_session", from: header) == expected)
+        #expect(CookieHeader.removing("bms_session", from: header) == expected)
     }
 }

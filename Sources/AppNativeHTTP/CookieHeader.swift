@@ -1,0 +1,99 @@
+internal import Glibc
+
+/// Reading and rewriting `Cookie` request header values (RFC 6265 §4.2, §5.4).
+///
+/// One scanner serves both, so the cookie the gateway reads as its session is exactly the one
+/// it removes before the request goes upstream. Pairs are separated by `;`; names and values are
+/// trimmed of SP and HTAB at both ends (as the reference's cookie parser strips them); names are
+/// compared byte for byte. Scans UTF-8 bytes with `memchr`: this runs on every cookie request,
+/// and the session value is a few hundred bytes long.
+public enum CookieHeader: Sendable {
+    /// The values of every cookie called `name`, in order, across all `Cookie` header values.
+    /// A value in double quotes (RFC 6265 §4.1.1) is returned without them.
+    public static func values(named name: String, in headers: [String]) -> [String] {
+        var found = [String]()
+        for header in headers {
+            forEachPair(in: header) { bytes, pair in
+                guard let equals = pair.equals, pair.hasName(name, in: bytes) else { return }
+                var valueStart = equals + 1
+                var valueEnd = pair.end
+                while valueStart < valueEnd, isSpace(bytes[valueStart]) { valueStart += 1 }
+                while valueEnd > valueStart, isSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
+                if valueEnd - valueStart >= 2, bytes[valueStart] == UInt8(ascii: "\""),
+                    bytes[valueEnd - 1] == UInt8(ascii: "\"")
+                {
+                    valueStart += 1
+                    valueEnd -= 1
+                }
+                found.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
+            }
+        }
+        return found
+    }
+
+    /// `header` without every cookie called `name`, the other pairs joined by `; `; `nil` when
+    /// nothing is left. A pair without `=` is kept as it is.
+    public static func removing(_ name: String, from header: String) -> String? {
+        var kept = [UInt8]()
+        forEachPair(in: header) { bytes, pair in
+            if pair.equals != nil, pair.hasName(name, in: bytes) { return }
+            if kept.isEmpty {
+                kept.reserveCapacity(bytes.count)
+            } else {
+                kept.append(contentsOf: [UInt8(ascii: ";"), UInt8(ascii: " ")])
+            }
+            kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.start..<pair.end]))
+        }
+        return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
+    }
+
+    /// One non-empty `name=value` (or bare) element, trimmed of SP and HTAB at both ends.
+    private struct Pair {
+        var start: Int
+        var end: Int
+        /// The offset of the first `=`, if any.
+        var equals: Int?
+
+        /// Whether the name (before `=`, trimmed) is exactly `name`'s bytes.
+        func hasName(_ name: String, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard let equals else { return false }
+            var nameEnd = equals
+            while nameEnd > start, CookieHeader.isSpace(bytes[nameEnd - 1]) { nameEnd -= 1 }
+            let utf8 = name.utf8
+            guard nameEnd - start == utf8.count else { return false }
+            var offset = start
+            for byte in utf8 {
+                guard bytes[offset] == byte else { return false }
+                offset += 1
+            }
+            return true
+        }
+    }
+
+    private static func forEachPair(in header: String, _ body: (UnsafeBufferPointer<UInt8>, Pair) -> Void) {
+        var header = header
+        header.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
+            let count = bytes.count
+            // The offset of the first `byte` in start..<end, or `end`.
+            func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
+                guard start < end, let hit = memchr(base + start, Int32(byte), end - start) else { return end }
+                return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            }
+            var index = 0
+            while index < count {
+                var start = index
+                let separator = find(UInt8(ascii: ";"), from: index, to: count)
+                index = separator + 1
+                var end = separator
+                while start < end, isSpace(bytes[start]) { start += 1 }
+                while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+                guard start < end else { continue }
+                let equals = find(UInt8(ascii: "="), from: start, to: end)
+                body(bytes, Pair(start: start, end: end, equals: equals < end ? equals : nil))
+            }
+        }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+}
