@@ -31,8 +31,10 @@ public struct JWTClaims: Sendable {
 
     /// A NumericDate claim (RFC 7519 §2): `.absent`, `.invalid` (not a finite number) or seconds.
     public func numericDate(_ name: String) -> NumericDate {
-        guard view.contains(name) else { return .absent }
-        guard let number = view.number(name), let seconds = number.double, seconds.isFinite else { return .invalid }
+        // One lookup for the usual case (present and a number); the second only tells absent
+        // from invalid.
+        guard let number = view.number(name) else { return view.contains(name) ? .invalid : .absent }
+        guard let seconds = number.double, seconds.isFinite else { return .invalid }
         return .seconds(seconds)
     }
 

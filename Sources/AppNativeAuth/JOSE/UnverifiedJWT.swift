@@ -134,7 +134,7 @@ public struct UnverifiedJWT: Sendable {
         if policy.issuers != nil, !claims.contains("iss") { throw AuthError(.missingClaim, "claim iss is missing") }
         if policy.audiences != nil, !claims.contains("aud") { throw AuthError(.missingClaim, "claim aud is missing") }
         // PyJWT rejects a non-string `sub`; so do we (RFC 7519 §4.1.2: StringOrURI).
-        if claims.contains("sub"), claims.string("sub") == nil { throw AuthError(.invalid, "claim sub is not a string") }
+        if claims.string("sub") == nil, claims.contains("sub") { throw AuthError(.invalid, "claim sub is not a string") }
         // Step 9.
         switch claims.numericDate("iat") {
         case .absent: break
