@@ -52,28 +52,12 @@ for _ in $(seq 100); do grep -q '^READY' "$work_dir/fake.out" 2>/dev/null && bre
 fake_port=$(awk '/^READY/ {print $2}' "$work_dir/fake.out")
 [ -n "$fake_port" ] || die "fake APNs server did not start: $(cat "$work_dir/fake.err")"
 
-# A gateway with the push API pointed at the fake. Sets gateway_pid, gateway_admin_port.
-push_gateways=0
+# A gateway with the push API pointed at the fake (common.sh's start_gateway with the APNs
+# settings). Sets gateway_pid, gateway_admin_port.
 start_push_gateway() {
-  push_gateways=$((push_gateways + 1))
-  local out="$work_dir/push-gateway-$push_gateways.out" err="$work_dir/push-gateway-$push_gateways.err"
-  env -i PATH=/usr/bin:/bin UPSTREAM_URL="http://127.0.0.1:$upstream_port" \
-    LISTEN=127.0.0.1:0 ADMIN_LISTEN=127.0.0.1:0 EVENT_LOOPS="${EVENT_LOOPS:-2}" ACCESS_LOG=false \
-    PUBLIC_PATHS=/ ENTRA_TENANT_ID=00000000-0000-4000-8000-00000000b0b0 \
-    ENTRA_AUDIENCE=00000000-0000-4000-8000-00000000b0b1 ENTRA_JWKS_URL="http://127.0.0.1:$upstream_port/jwks" \
-    PUSH_API_KEYS="$api_key" PUSH_MAX_BATCH="$max_batch" APNS_KEY="$(cat "$key_file")" APNS_KEY_ID="$key_id" \
-    APNS_TEAM_ID="$team_id" APNS_BUNDLE_ID="$bundle_id" APNS_BASE_URL="https://127.0.0.1:$fake_port" \
-    APNS_CA_FILE="$repo_dir/keys/test/ca.pem" "$binary" serve >"$out" 2>"$err" &
-  gateway_pid=$!
-  started_pids+=("$gateway_pid")
-  local tries=0
-  until grep -q '^app-native-gateway ready' "$out" 2>/dev/null; do
-    kill -0 "$gateway_pid" 2>/dev/null || die "gateway exited: $(cat "$err")"
-    tries=$((tries + 1))
-    [ "$tries" -lt 100 ] || die "gateway not ready after 10 s"
-    sleep 0.1
-  done
-  gateway_admin_port=$(grep -m1 '^app-native-gateway ready' "$out" | sed -E 's/.* admin=[^ ]*:([0-9]+).*/\1/')
+  start_gateway "$binary" PUSH_API_KEYS="$api_key" PUSH_MAX_BATCH="$max_batch" APNS_KEY="$(cat "$key_file")" \
+    APNS_KEY_ID="$key_id" APNS_TEAM_ID="$team_id" APNS_BUNDLE_ID="$bundle_id" \
+    APNS_BASE_URL="https://127.0.0.1:$fake_port" APNS_CA_FILE="$repo_dir/keys/test/ca.pem"
 }
 
 # The push API client: TOTAL distinct tokens in requests of BATCH, CONCURRENCY at a time.
@@ -156,7 +140,7 @@ run_clients() {
   fake_before=$(ticks_sum "$fake_pid")
   t0=$(date +%s.%N)
   ours_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$pushes" "$max_batch" 1) ||
-    die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/push-gateway-*.err)"
+    die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/gateway-*.err)"
   t1=$(date +%s.%N)
   gw_ticks=$(($(ticks_sum "$gateway_pid") - gw_before))
   fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
@@ -259,7 +243,7 @@ if [ "$rss_tokens" -gt 0 ]; then
   read -r rss_before _ < <(rss_kb "$gateway_pid")
   t0=$(date +%s.%N)
   rss_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$rss_tokens" "$max_batch" "$rss_concurrency") ||
-    die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/push-gateway-*.err)"
+    die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/gateway-*.err)"
   t1=$(date +%s.%N)
   read -r rss_after hwm < <(rss_kb "$gateway_pid")
   mb() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }

@@ -140,12 +140,13 @@ gateways_started=0
 start_gateway() {
   gateways_started=$((gateways_started + 1))
   local binary="$1" out="$work_dir/gateway-$gateways_started.out" err="$work_dir/gateway-$gateways_started.err"
+  shift # the rest: NAME=VALUE settings of this gateway (values may hold spaces and newlines)
   # shellcheck disable=SC2086
   env -i PATH=/usr/bin:/bin UPSTREAM_URL="http://127.0.0.1:$upstream_port" \
     LISTEN=127.0.0.1:0 ADMIN_LISTEN=127.0.0.1:0 EVENT_LOOPS="${EVENT_LOOPS:-2}" ACCESS_LOG=false \
     PUBLIC_PATHS=/ ENTRA_TENANT_ID=00000000-0000-4000-8000-00000000b0b0 \
     ENTRA_AUDIENCE=00000000-0000-4000-8000-00000000b0b1 ENTRA_JWKS_URL="http://127.0.0.1:$upstream_port/jwks" \
-    ${GATEWAY_ENV:-} "$binary" serve >"$out" 2>"$err" &
+    ${GATEWAY_ENV:-} "$@" "$binary" serve >"$out" 2>"$err" &
   gateway_pid=$!
   started_pids+=("$gateway_pid")
   local tries=0
