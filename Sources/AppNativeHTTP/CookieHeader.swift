@@ -40,7 +40,8 @@ public enum CookieHeader: Sendable {
             if kept.isEmpty {
                 kept.reserveCapacity(bytes.count)
             } else {
-                kept.append(contentsOf: [UInt8(ascii: ";"), UInt8(ascii: " ")])
+                kept.append(UInt8(ascii: ";"))
+                kept.append(UInt8(ascii: " "))
             }
             kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.start..<pair.end]))
         }

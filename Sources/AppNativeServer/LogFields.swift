@@ -21,8 +21,6 @@ public struct LogFields: Sendable {
         }
     }
 
-    public var isEmpty: Bool { pairs.isEmpty }
-
     /// The pairs sorted by key (the log line's stable order).
     public var sortedByKey: [(key: String, value: String)] { pairs.sorted { $0.key < $1.key } }
 }
