@@ -10,49 +10,31 @@ import AppNativeModels
 /// parts and `context` before the size: memory stays bounded by the cap whatever the upload's
 /// size.
 final class DocumentCollector {
-    private var parser: MultipartParser
+    private var reader: MultipartFormReader
     private let maxBytes: Int
-
-    private enum Part {
-        case field(String)
-        case file
-        /// Another file part, or a second `file`: not part of the contract, not kept.
-        case ignored
-    }
-
-    private var part: Part?
-    private var fieldValue: [UInt8] = []
-    /// First occurrence of each text part.
-    private var textParts: [String: String] = [:]
-    private var fileName: String?
-    private var fileContentType: String?
     private var content: [UInt8] = []
     private var isTooLarge = false
-    private var isFinished = false
 
     /// Most parts in one upload: the contract has eight.
     static let maxParts = 64
 
     /// `nil` when `contentType` is not `multipart/form-data` with a valid boundary.
     init?(contentType: String?, maxBytes: Int) {
-        guard let contentType else { return nil }
         let limits = MultipartLimits(maxParts: Self.maxParts, maxFieldBytes: 65_536, maxFileBytes: nil)
-        guard let parser = try? MultipartParser(contentType: contentType, limits: limits) else { return nil }
-        self.parser = parser
+        guard let reader = MultipartFormReader(contentType: contentType, limits: limits, fileFieldName: "file") else {
+            return nil
+        }
+        self.reader = reader
         self.maxBytes = maxBytes
     }
 
     /// Consumes one piece of the body; an answer means the body is refused (malformed, or a text
     /// part past its limit) and reading should stop.
     func consume(_ chunk: UnsafeRawBufferPointer) -> NativeAnswer? {
-        var offset = 0
-        while offset <= chunk.count {
-            let input = UnsafeRawBufferPointer(rebasing: chunk[offset...])
-            let step: (consumed: Int, event: MultipartEvent?)
-            do { step = try parser.parse(input) } catch { return Self.answer(for: error) }
-            offset += step.consumed
-            guard let event = step.event else { break }
-            handle(event, in: input)
+        do throws(HTTPParseError) {
+            try reader.consume(chunk) { keep($0) }
+        } catch {
+            return Self.answer(for: error)
         }
         return nil
     }
@@ -60,15 +42,17 @@ final class DocumentCollector {
     /// The verdict on the complete body: the upload, or its refusal in the contract's order
     /// (malformed 400; missing `file`/`device_id` 422; bad `context` 422; too large 413).
     func finish() -> Result<DocumentUpload, NativeAnswerError> {
-        do {
-            if let last = try parser.finish() { handle(last, in: UnsafeRawBufferPointer(start: nil, count: 0)) }
+        do throws(HTTPParseError) {
+            try reader.finish { keep($0) }
         } catch {
             return .failure(NativeAnswerError(answer: Self.answer(for: error)))
         }
-        guard isFinished else { return .failure(NativeAnswerError(answer: .malformedMultipart)) }
+        guard reader.isFinished else { return .failure(NativeAnswerError(answer: .malformedMultipart)) }
         let metadata: DocumentMetadata
         do {
-            metadata = try DocumentMetadata(textParts: textParts, fileName: fileName, fileContentType: fileContentType)
+            metadata = try DocumentMetadata(
+                textParts: reader.fields, fileName: reader.file.map { $0.preferredFilename ?? "" },
+                fileContentType: reader.file?.contentType)
         } catch {
             return .failure(NativeAnswerError(answer: .json(error.httpStatus, error.responseBytes())))
         }
@@ -86,52 +70,17 @@ final class DocumentCollector {
         }
     }
 
-    // MARK: Events
-
-    private func handle(_ event: MultipartEvent, in input: UnsafeRawBufferPointer) {
-        switch event {
-        case .partBegan(let head):
-            if head.isFile {
-                guard head.name == "file", fileName == nil else {
-                    part = .ignored
-                    return
-                }
-                fileName = head.preferredFilename ?? ""
-                fileContentType = head.contentType
-                part = .file
-            } else {
-                part = .field(head.name)
-                fieldValue.removeAll(keepingCapacity: true)
-            }
-        case .content(let range):
-            append(UnsafeRawBufferPointer(rebasing: input[range]))
-        case .heldContent(let bytes):
-            bytes.withUnsafeBytes { append($0) }
-        case .partEnded:
-            if case .field(let name) = part, textParts[name] == nil {
-                textParts[name] = String(decoding: fieldValue, as: UTF8.self)
-            }
-            part = nil
-        case .finished:
-            isFinished = true
+    /// Keeps the file in memory up to `maxBytes`; past that, counts it as too large and drops
+    /// it (the fields are kept by the reader).
+    private func keep(_ event: MultipartFormReader.Event) -> Bool {
+        guard case .fileContent(let bytes) = event, !isTooLarge else { return true }
+        if content.count + bytes.count > maxBytes {
+            isTooLarge = true
+            content = []
+        } else {
+            content.append(contentsOf: bytes)
         }
-    }
-
-    private func append(_ bytes: UnsafeRawBufferPointer) {
-        switch part {
-        case .file:
-            guard !isTooLarge else { return }
-            if content.count + bytes.count > maxBytes {
-                isTooLarge = true
-                content = []
-            } else {
-                content.append(contentsOf: bytes)
-            }
-        case .field:
-            fieldValue.append(contentsOf: bytes)
-        case .ignored, nil:
-            break
-        }
+        return true
     }
 
     private static func answer(for error: HTTPParseError) -> NativeAnswer {
