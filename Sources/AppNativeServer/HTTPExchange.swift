@@ -109,7 +109,7 @@ public final class HTTPExchange {
         }
         responseStatus = head.status
         responseState = .streaming
-        for field in extraResponseHeaders { head.headers.add(name: field.name, value: field.value) }
+        head.headers.append(contentsOf: extraResponseHeaders)
         let hasNoBody = request.method == "HEAD" || head.status == 204 || head.status == 304 || head.status == 101
         if hasNoBody {
             responseFraming = .none

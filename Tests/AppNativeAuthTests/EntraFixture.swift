@@ -14,6 +14,7 @@ struct EntraFixture {
     let time: ManualTimeSource
     let verifier: EntraTokenVerifier
     let logs: InMemoryLogSink
+    let metrics = MetricsRegistry()
 
     init(
         mode: EntraConfiguration.Mode = .idToken(audiences: [EntraFixture.audience]),
@@ -44,12 +45,15 @@ struct EntraFixture {
             cacheConfiguration: cache,
             time: time,
             logger: Logger(sink: logs, minimumLevel: .debug),
-            metrics: MetricsRegistry()
+            metrics: metrics
         )
     }
 
     /// Claims of a valid ID token at the fixture's current time; `overrides` replace or add
     /// claims and `removing` drops them.
+    /// Hits of the verified-token cache so far.
+    var tokenCacheHits: Int { metrics.counter("auth.token_cache", labels: ["result": "hit"]).current }
+
     func claims(_ overrides: [String: Any] = [:], removing: [String] = []) -> [String: Any] {
         let now = Int(time.wallSeconds)
         var claims: [String: Any] = [

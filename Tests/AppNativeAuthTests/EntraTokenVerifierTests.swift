@@ -1,4 +1,4 @@
-import AppNativeAuth
+@testable import AppNativeAuth
 import AppNativeCore
 import AppNativeTesting
 import Foundation
@@ -176,6 +176,55 @@ struct EntraTokenVerifierTests {
             return
         }
         #expect(error.code == .expired)
+    }
+
+    @Test("the token cache serves exactly the cached token: a changed payload with its signature is verified, and fails")
+    func tokenCacheKeyIsTheWholeToken() async throws {
+        let fixture = try EntraFixture()
+        let token = try fixture.token()
+        _ = try await fixture.verifier.verify(token)
+        // Another payload under the cached token's header and signature: same length, same tail
+        // (the part the cache hashes), one byte different in the middle.
+        let parts = token.split(separator: ".").map(String.init)
+        var payload = Array(parts[1].utf8)
+        payload[payload.count / 2] = payload[payload.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let forged = parts[0] + "." + String(decoding: payload, as: UTF8.self) + "." + parts[2]
+        #expect(forged.utf8.count == token.utf8.count && forged.suffix(32) == token.suffix(32))
+        guard case .failed = fixture.verifier.verifyImmediately(forged) else {
+            Issue.record("a token sharing the cached token's signature was accepted")
+            return
+        }
+        let hits = fixture.tokenCacheHits
+        guard case .verified = fixture.verifier.verifyImmediately(token) else {
+            Issue.record("the cached token itself was not served")
+            return
+        }
+        #expect(fixture.tokenCacheHits == hits + 1)
+    }
+
+    @Test("tokens longer than 4 KiB are cached too (by digest)")
+    func longTokensAreCached() async throws {
+        let fixture = try EntraFixture()
+        let token = try fixture.token(["padding": String(repeating: "x", count: 5000)])
+        #expect(token.utf8.count > CredentialKey.exactLimit)
+        _ = try await fixture.verifier.verify(token)
+        guard case .verified = fixture.verifier.verifyImmediately(token) else {
+            Issue.record("long token not verified")
+            return
+        }
+        #expect(fixture.tokenCacheHits == 1)
+    }
+
+    @Test("credential keys: equal exactly when the credentials are, whatever their tails")
+    func credentialKeys() {
+        let base = String(repeating: "a", count: 100) + "tail"
+        #expect(CredentialKey(base) == CredentialKey(String(repeating: "a", count: 100) + "tail"))
+        #expect(CredentialKey(base).hashValue == CredentialKey(String(repeating: "a", count: 100) + "tail").hashValue)
+        #expect(CredentialKey(base) != CredentialKey("b" + String(repeating: "a", count: 99) + "tail"))
+        let long = String(repeating: "z", count: CredentialKey.exactLimit + 1)
+        #expect(CredentialKey(long) == CredentialKey(String(repeating: "z", count: CredentialKey.exactLimit + 1)))
+        #expect(CredentialKey(long) != CredentialKey(String(long.dropLast()) + "y"))
+        #expect(CredentialKey(String(long.dropLast())) != CredentialKey(long))
     }
 
     @Test("a token cache hit never outlives the key that verified it")

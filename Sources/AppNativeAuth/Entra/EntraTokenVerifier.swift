@@ -56,12 +56,12 @@ public final class EntraTokenVerifier: Sendable {
 
     /// Verifies `token` without waiting for a key reload.
     public func verifyImmediately(_ token: String) -> ImmediateVerification {
-        let digest = SHA256.digest(token)
+        let key = CredentialKey(token)
         let now = time.wallSeconds
-        if let cached = tokenCache.entry(for: digest) {
+        if let cached = tokenCache.entry(for: key) {
             // Expiry is checked on every hit with the same rule as a fresh verification.
             if cached.identity.expiresAt > now - policy.leeway.seconds { return .verified(cached.identity) }
-            tokenCache.remove(digest)
+            tokenCache.remove(key)
             return .failed(AuthError(.expired, "token expired"))
         }
         let unverified: UnverifiedJWT
@@ -71,7 +71,7 @@ public final class EntraTokenVerifier: Sendable {
             return .failed(error)
         }
         switch keys.immediateKey(for: unverified.keyID ?? "") {
-        case .key(let key): return complete(unverified, key: key, digest: digest)
+        case .key(let signingKey): return complete(unverified, key: signingKey, cacheKey: key)
         case .failure(let error): return .failed(error)
         case .mustWait: return .mustWait
         }
@@ -88,18 +88,18 @@ public final class EntraTokenVerifier: Sendable {
         }
         let unverified = try UnverifiedJWT(token, policy: policy)
         let key = try await keys.key(for: unverified.keyID ?? "")
-        switch complete(unverified, key: key, digest: SHA256.digest(token)) {
+        switch complete(unverified, key: key, cacheKey: CredentialKey(token)) {
         case .verified(let identity): return identity
         case .failed(let error): throw error
-        case .mustWait: preconditionFailure("complete(_:key:digest:) never waits")
+        case .mustWait: preconditionFailure("complete(_:key:cacheKey:) never waits")
         }
     }
 
-    private func complete(_ unverified: UnverifiedJWT, key: RSAPublicKey, digest: SHA256Digest) -> ImmediateVerification {
+    private func complete(_ unverified: UnverifiedJWT, key: RSAPublicKey, cacheKey: CredentialKey) -> ImmediateVerification {
         do {
             let claims = try unverified.verify(with: .rsa(key), policy: policy, now: time.wallSeconds)
             let identity = try identity(from: claims)
-            tokenCache.insert(.init(identity: identity, keyID: unverified.keyID ?? ""), for: digest)
+            tokenCache.insert(.init(identity: identity, keyID: unverified.keyID ?? ""), for: cacheKey)
             return .verified(identity)
         } catch {
             return .failed(error)

@@ -3,8 +3,8 @@ import AppNativeCrypto
 
 /// Tokens already verified, so a repeat costs a hash and a lookup instead of an RSA verification.
 ///
-/// The app sends the same token on every call for about an hour. Entries are keyed by the SHA-256
-/// of the token (the token itself is never stored), bounded by an LRU of `capacity` entries.
+/// The app sends the same token on every call for about an hour. Entries are keyed by the token
+/// (`CredentialKey`: its SHA-256 above 4 KiB), bounded by an LRU of `capacity` entries.
 /// An entry remembers the `kid` that verified it and dies when that key leaves the key set.
 /// Expiry is still checked on every hit by the verifier.
 public final class VerifiedTokenCache: Sendable {
@@ -13,7 +13,7 @@ public final class VerifiedTokenCache: Sendable {
         var keyID: String
     }
 
-    private let storage: Locked<LRUStorage<SHA256Digest, Entry>>
+    private let storage: Locked<LRUStorage<CredentialKey, Entry>>
     private let hits: Counter
     private let misses: Counter
 
@@ -24,18 +24,18 @@ public final class VerifiedTokenCache: Sendable {
         misses = metrics.counter("auth.token_cache", labels: ["result": "miss"], help: "Verified-token cache lookups")
     }
 
-    func entry(for digest: SHA256Digest) -> Entry? {
-        let found = storage.withLock { $0.value(for: digest) }
+    func entry(for key: CredentialKey) -> Entry? {
+        let found = storage.withLock { $0.value(for: key) }
         if found == nil { misses.increment() } else { hits.increment() }
         return found
     }
 
-    func insert(_ entry: Entry, for digest: SHA256Digest) {
-        storage.withLock { $0.insert(entry, for: digest) }
+    func insert(_ entry: Entry, for key: CredentialKey) {
+        storage.withLock { $0.insert(entry, for: key) }
     }
 
-    func remove(_ digest: SHA256Digest) {
-        storage.withLock { $0.remove(digest) }
+    func remove(_ key: CredentialKey) {
+        storage.withLock { $0.remove(key) }
     }
 
     /// Drops every entry verified with one of `keyIDs` (called after a key-set reload).

@@ -5,7 +5,7 @@ import AppNativeJSON
 
 /// Issues and reads the stateless session cookie of auth.md §8: an HS256 JWT whose claims match
 /// the Python reference, so replicas in either language read each other's cookies.
-public struct SessionCookieCodec: Sendable {
+public final class SessionCookieCodec: Sendable {
     /// The constant `aud` of every session cookie.
     public static let audience = "bmsdna-app-native-session"
     /// Fixed leeway of the cookie checks (auth.md §8.4).
@@ -16,7 +16,7 @@ public struct SessionCookieCodec: Sendable {
     public let tenantID: String
     private let time: any TimeSource
     private let policy: JWTPolicy
-    /// Cookies already verified, by SHA-256 of their value: a WebView sends the same cookie on
+    /// Cookies already verified, by value (`CredentialKey`): a WebView sends the same cookie on
     /// every request until it is renewed. Expiry is checked on every hit.
     private let verified: VerifiedCookieCache
     /// The last `Set-Cookie` value per user and the second it was built in.
@@ -105,14 +105,14 @@ public struct SessionCookieCodec: Sendable {
     public func identity(fromValue value: String) throws(AuthError) -> VerifiedIdentity {
         guard !value.isEmpty else { throw AuthError(.notAuthenticated, "session cookie empty") }
         let now = time.wallSeconds
-        let digest = SHA256.digest(value)
-        if let cached = verified.identity(for: digest) {
+        let key = CredentialKey(value)
+        if let cached = verified.identity(for: key) {
             if cached.expiresAt > now - Self.leeway.seconds { return cached }
-            verified.remove(digest)
+            verified.remove(key)
             throw AuthError(.expired, "session cookie expired")
         }
         let identity = try verify(value, now: now)
-        verified.insert(identity, for: digest)
+        verified.insert(identity, for: key)
         return identity
     }
 
@@ -151,13 +151,13 @@ public struct SessionCookieCodec: Sendable {
 
 /// The LRU of verified cookies behind a lock (shared by every loop).
 final class VerifiedCookieCache: Sendable {
-    private let storage: Locked<LRUStorage<SHA256Digest, VerifiedIdentity>>
+    private let storage: Locked<LRUStorage<CredentialKey, VerifiedIdentity>>
 
     init(capacity: Int) {
         storage = Locked(LRUStorage(capacity: capacity))
     }
 
-    func identity(for digest: SHA256Digest) -> VerifiedIdentity? { storage.withLock { $0.value(for: digest) } }
-    func insert(_ identity: VerifiedIdentity, for digest: SHA256Digest) { storage.withLock { $0.insert(identity, for: digest) } }
-    func remove(_ digest: SHA256Digest) { storage.withLock { $0.remove(digest) } }
+    func identity(for key: CredentialKey) -> VerifiedIdentity? { storage.withLock { $0.value(for: key) } }
+    func insert(_ identity: VerifiedIdentity, for key: CredentialKey) { storage.withLock { $0.insert(identity, for: key) } }
+    func remove(_ key: CredentialKey) { storage.withLock { $0.remove(key) } }
 }

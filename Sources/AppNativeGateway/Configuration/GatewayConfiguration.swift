@@ -54,7 +54,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("ENTRA_ALLOWED_AUDIENCES", section: "Entra ID", "Access-token mode: extra accepted `aud` values."),
         Setting("ENTRA_AUTHORITY_HOST", default: "login.microsoftonline.com", section: "Entra ID", "Sovereign clouds: `login.microsoftonline.us`, `login.partner.microsoftonline.cn`."),
         Setting("ENTRA_JWKS_URL", default: "https://{host}/{tenant}/discovery/v2.0/keys", section: "Entra ID", "Key-set URL (https; http only for loopback)."),
-        Setting("TOKEN_CACHE_SIZE", default: "10000", section: "Entra ID", "Verified tokens kept (LRU, keyed by SHA-256 of the token)."),
+        Setting("TOKEN_CACHE_SIZE", default: "10000", section: "Entra ID", "Verified tokens kept (LRU, keyed by the token itself; by its SHA-256 above 4 KiB)."),
         Setting("SESSION_SECRET", section: "Session cookie", secret: true, "HMAC secret (≥ 32 bytes). Unset: no cookies (token-only)."),
         Setting("SESSION_SECRET_PREVIOUS", section: "Session cookie", secret: true, "Older secrets still accepted, comma-separated (rotation)."),
         Setting("SESSION_COOKIE_NAME", default: "bms_session", section: "Session cookie", "Cookie name; `__Host-…` requires SESSION_SECURE=true."),

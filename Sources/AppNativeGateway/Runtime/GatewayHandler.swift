@@ -42,9 +42,11 @@ final class GatewayHandler: HTTPExchangeHandler {
         self.settings = settings
         self.metrics = metrics
         self.logger = logger
+        cookieName = settings.authenticator.cookies?.settings.name
     }
 
-    private var cookieName: String? { settings.authenticator.cookies?.settings.name }
+    /// The session cookie's name, stripped from upstream requests (read once: every request needs it).
+    private let cookieName: String?
 
     func serve(_ exchange: HTTPExchange) {
         // `OPTIONS *` (asterisk-form) concerns the server as a whole: rules see it as "/".
@@ -233,7 +235,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     private func finish(_ outcome: AuthenticationOutcome, _ exchange: HTTPExchange, _ next: (VerifiedIdentity, Bool) -> Void) {
         switch outcome {
         case .authenticated(let identity, let refreshesCookie):
-            metrics.outcome("authenticated", reason: identity.method.rawValue)
+            metrics.authenticated(by: identity.method)
             exchange.logFields["user.oid"] = identity.user.objectID
             exchange.logFields["auth.method"] = identity.method.rawValue
             next(identity, refreshesCookie)

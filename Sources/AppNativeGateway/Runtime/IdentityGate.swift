@@ -27,10 +27,28 @@ public struct IdentitySettings: Sendable {
 final class IdentityMetrics: Sendable {
     private let registry: MetricsRegistry
     let waits: Counter
+    /// `authenticated` by token and by cookie: counted on every credentialed request, so looked
+    /// up once here instead of by label per request.
+    private let authenticatedByToken: Counter
+    private let authenticatedByCookie: Counter
 
     init(registry: MetricsRegistry) {
         self.registry = registry
         waits = registry.counter("auth.key_waits", help: "Requests that waited for a JWKS reload")
+        authenticatedByToken = Self.outcomeCounter(registry, "authenticated", AuthenticationMethod.token.rawValue)
+        authenticatedByCookie = Self.outcomeCounter(registry, "authenticated", AuthenticationMethod.cookie.rawValue)
+    }
+
+    private static func outcomeCounter(_ registry: MetricsRegistry, _ result: String, _ reason: String) -> Counter {
+        registry.counter("auth.outcomes", labels: ["result": result, "reason": reason], help: "Authentication outcomes")
+    }
+
+    /// Counts a request authenticated by `method`.
+    func authenticated(by method: AuthenticationMethod) {
+        switch method {
+        case .token: authenticatedByToken.increment()
+        case .cookie: authenticatedByCookie.increment()
+        }
     }
 
     private let counters = Locked<[String: Counter]>([:])
@@ -42,7 +60,7 @@ final class IdentityMetrics: Sendable {
             counter.increment()
             return
         }
-        let counter = registry.counter("auth.outcomes", labels: ["result": result, "reason": reason], help: "Authentication outcomes")
+        let counter = Self.outcomeCounter(registry, result, reason)
         counters.withLock { $0[key] = counter }
         counter.increment()
     }
