@@ -12,36 +12,41 @@ public enum BearerCredential: Sendable {
     /// `.some(answer)` for an ASCII header, `nil` when a non-ASCII byte needs the Unicode scan.
     private static func asciiToken(_ header: String) -> String?? {
         var header = header
-        return header.withUTF8 { bytes -> String?? in
-            let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
-            let count = bytes.count
-            guard let base = bytes.baseAddress else { return .some(nil) }
-            // ASCII check eight bytes at a time: a token is about 1.5 KB and read on every request.
-            var index = 0
-            var high: UInt64 = 0
-            while count - index >= 8 {
-                high |= UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                index += 8
-            }
-            while index < count {
-                high |= UInt64(base[index])
-                index += 1
-            }
-            if high & 0x8080_8080_8080_8080 != 0 { return nil }
-            index = 0
-            while index < count, isSpace(bytes[index]) { index += 1 }
-            let schemeStart = index
-            while index < count, !isSpace(bytes[index]) { index += 1 }
-            // "bearer", compared with the ASCII case bit folded (letters only, so `| 0x20` is exact).
-            let s = schemeStart
-            guard index - s == 6, bytes[s] | 0x20 == 0x62, bytes[s + 1] | 0x20 == 0x65, bytes[s + 2] | 0x20 == 0x61,
-                bytes[s + 3] | 0x20 == 0x72, bytes[s + 4] | 0x20 == 0x65, bytes[s + 5] | 0x20 == 0x72
-            else { return .some(nil) }
-            var start = index, end = count
-            while start < end, isSpace(bytes[start]) { start += 1 }
-            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-            return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+        return header.withUTF8 { asciiToken($0) }
+    }
+
+    /// The token of an `Authorization` value given as its field bytes (`HTTPHeaders` storage):
+    /// `.some(answer)` when every byte is ASCII, `nil` when the value needs the Unicode scan of
+    /// `token(fromAuthorization:)` on its decoded string.
+    public static func asciiToken(_ bytes: UnsafeBufferPointer<UInt8>) -> String?? {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return .some(nil) }
+        // ASCII check eight bytes at a time: a token is about 1.5 KB and read on every request.
+        var index = 0
+        var high: UInt64 = 0
+        while count - index >= 8 {
+            high |= UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            index += 8
         }
+        while index < count {
+            high |= UInt64(base[index])
+            index += 1
+        }
+        if high & 0x8080_8080_8080_8080 != 0 { return nil }
+        index = 0
+        while index < count, isSpace(bytes[index]) { index += 1 }
+        let schemeStart = index
+        while index < count, !isSpace(bytes[index]) { index += 1 }
+        // "bearer", compared with the ASCII case bit folded (letters only, so `| 0x20` is exact).
+        let s = schemeStart
+        guard index - s == 6, bytes[s] | 0x20 == 0x62, bytes[s + 1] | 0x20 == 0x65, bytes[s + 2] | 0x20 == 0x61,
+            bytes[s + 3] | 0x20 == 0x72, bytes[s + 4] | 0x20 == 0x65, bytes[s + 5] | 0x20 == 0x72
+        else { return .some(nil) }
+        var start = index, end = count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
     }
 
     private static func unicodeToken(_ header: String) -> String? {

@@ -121,6 +121,21 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         withMatches(of: name, all: true) { storage, entry in Self.value(storage, entry) }
     }
 
+    /// Lends the value bytes of the first field named `name` to `body`, without building a
+    /// `String` (a 1.5 KB token is read on every request). Returns whether there was such a field.
+    /// The bytes are as stored: obs-text (0x80–0xFF) is Latin-1, one byte per character.
+    /// Not generic on purpose: across modules a generic version runs unspecialised, slower than
+    /// the string it saves.
+    public func withFirstValueBytes(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        Self.withBytes(of: name) { query in
+            bytes.withUnsafeBufferPointer { storage in
+                guard let entry = entries.first(where: { Self.nameMatches(storage, $0, query) }) else { return false }
+                body(Self.valueBytes(storage, entry))
+                return true
+            }
+        }
+    }
+
     /// Whether a field named `name` is present.
     public func contains(_ name: String) -> Bool {
         firstIndex(of: name) != nil

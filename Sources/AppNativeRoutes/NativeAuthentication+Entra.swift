@@ -11,8 +11,7 @@ extension NativeAuthentication where User == VerifiedIdentity {
     /// - Parameter authenticator: the configured authenticator (JWKS cache, policy, cookie codec).
     public static func requestAuthenticator(_ authenticator: RequestAuthenticator) -> Self {
         .hook { head in
-            let outcome = authenticator.authenticateImmediately(
-                authorization: head.headers.first("Authorization"), cookieHeaders: head.headers.values("Cookie"))
+            let outcome = authenticator.authenticateImmediately(headers: head.headers)
             switch outcome {
             case .authenticated(let identity, _):
                 return .authenticated(identity)

@@ -1,4 +1,5 @@
 import AppNativeAuth
+import AppNativeHTTP
 import Foundation
 import Testing
 
@@ -14,6 +15,35 @@ struct BearerCredentialTests {
     )
     func table(header: String?, expected: String?) {
         #expect(BearerCredential.token(fromAuthorization: header) == expected)
+    }
+
+    @Test(
+        "read in place from the request's field bytes: the same answers; non-ASCII goes through the string path",
+        arguments: [
+            (nil, nil), ("", nil), ("Basic abc", nil), ("Bearer abc.def.ghi", "abc.def.ghi"), ("bearer abc", "abc"),
+            ("BEARER   abc  ", "abc"), ("Bearer\tabc", "abc"), ("Bearer", ""), ("Bearerabc", nil),
+            ("Bearer abc\u{e9}", "abc\u{e9}"), ("B\u{e9}arer abc", nil), ("Bearer\u{a0}abc", "abc"),
+        ] as [(String?, String?)]
+    )
+    func inPlace(header: String?, expected: String?) {
+        var headers = HTTPHeaders()
+        if let header { headers.add(name: "Authorization", value: header) }
+        var inPlace: String?? = nil
+        let present = headers.withFirstValueBytes("Authorization") { inPlace = BearerCredential.asciiToken($0) }
+        #expect(present == (header != nil))
+        switch inPlace {
+        case nil where header == nil:
+            break
+        case .some(.some(let token)):
+            #expect(token == expected)
+            #expect(header?.utf8.allSatisfy { $0 < 0x80 } == true)
+        case .some(nil):
+            #expect(expected == nil)
+            #expect(header?.utf8.allSatisfy { $0 < 0x80 } == true)
+        case nil:
+            #expect(header?.utf8.contains { $0 >= 0x80 } == true)
+            #expect(BearerCredential.token(fromAuthorization: headers.first("Authorization")) == expected)
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+public import AppNativeHTTP
+
 /// What the gateway answers when a request does not authenticate (auth.md §7): exact status,
 /// headers and body. The reason code is for logs only.
 public struct AuthRejection: Sendable, Equatable {
@@ -60,13 +62,33 @@ public final class RequestAuthenticator: Sendable {
 
     /// Resolves without waiting (event-loop fast path).
     public func authenticateImmediately(authorization: String?, cookieHeaders: [String]) -> AuthenticationOutcome {
-        if let token = BearerCredential.token(fromAuthorization: authorization) {
-            switch verifier.verifyImmediately(token) {
-            case .verified(let identity): return .authenticated(identity, refreshesCookie: cookies != nil)
-            case .failed(let error): return .rejected(.invalidToken(error))
-            case .mustWait: return .mustWait(token: token)
-            }
+        if let token = BearerCredential.token(fromAuthorization: authorization) { return verifyImmediately(token) }
+        return cookieOutcome(cookieHeaders)
+    }
+
+    /// Resolves a request's fields without waiting: the same rules, with `Authorization` read
+    /// in place (its string is built once, for the token) and `Cookie` only read without a token.
+    public func authenticateImmediately(headers: HTTPHeaders) -> AuthenticationOutcome {
+        var inPlace: String?? = nil
+        let hasAuthorization = headers.withFirstValueBytes("Authorization") { inPlace = BearerCredential.asciiToken($0) }
+        let token: String?
+        switch inPlace {
+        case .some(let ascii): token = ascii
+        case nil: token = hasAuthorization ? BearerCredential.token(fromAuthorization: headers.first("Authorization")) : nil
         }
+        if let token { return verifyImmediately(token) }
+        return cookieOutcome(headers.values("Cookie"))
+    }
+
+    private func verifyImmediately(_ token: String) -> AuthenticationOutcome {
+        switch verifier.verifyImmediately(token) {
+        case .verified(let identity): return .authenticated(identity, refreshesCookie: cookies != nil)
+        case .failed(let error): return .rejected(.invalidToken(error))
+        case .mustWait: return .mustWait(token: token)
+        }
+    }
+
+    private func cookieOutcome(_ cookieHeaders: [String]) -> AuthenticationOutcome {
         guard let cookies, let identity = cookies.identity(fromCookieHeaders: cookieHeaders) else {
             return .rejected(.notAuthenticated)
         }

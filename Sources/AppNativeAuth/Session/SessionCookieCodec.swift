@@ -69,7 +69,7 @@ public final class SessionCookieCodec: Sendable {
     /// the same: it is built once per user and second (JSON, HMAC and base64 run once, not on
     /// every token-authenticated response).
     public func setCookieHeader(for user: UserIdentity) -> String {
-        let second = Int64(time.wallSeconds.rounded(.down))
+        let second = currentSecond
         if let cached = issued.withLock({ $0[user] }), cached.second == second { return cached.header }
         let header = "\(settings.name)=\(value(for: user)); \(attributes(maxAge: settings.maxAge.components.seconds))"
         issued.withLock { cache in
@@ -78,6 +78,10 @@ public final class SessionCookieCodec: Sendable {
         }
         return header
     }
+
+    /// The second a cookie issued now carries as `iat`: a caller holding a `Set-Cookie` value built
+    /// in the same second may send it again, byte for byte what `setCookieHeader(for:)` gives.
+    public var currentSecond: Int64 { Int64(time.wallSeconds.rounded(.down)) }
 
     /// The `Set-Cookie` header value that clears the cookie.
     public func clearCookieHeader() -> String {

@@ -91,10 +91,9 @@ final class GatewayHandler: HTTPExchangeHandler {
                 return
             }
             authorize(exchange, identity, path: path) { [self] authorizedHeaders in
-                if refreshesCookie, let cookies = settings.authenticator.cookies {
-                    exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
-                }
-                var headers = identityHeaders(identity)
+                let rendered = rendered(identity, issuingCookie: refreshesCookie)
+                exchange.extraResponseHeaders.append(contentsOf: rendered.setCookie)
+                var headers = rendered.identity
                 headers.append(contentsOf: authorizedHeaders)
                 if let nativeRoute {
                     serveNative(nativeRoute, exchange, identityHeaders: headers)
@@ -202,11 +201,7 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     /// Resolves credentials; on success calls `next` on this loop, otherwise answers the rejection.
     private func authenticate(_ exchange: HTTPExchange, next: @escaping (VerifiedIdentity, Bool) -> Void) {
-        let headers = exchange.request.headers
-        let outcome = settings.authenticator.authenticateImmediately(
-            authorization: headers.first("Authorization"),
-            cookieHeaders: headers.values("Cookie")
-        )
+        let outcome = settings.authenticator.authenticateImmediately(headers: exchange.request.headers)
         if case .mustWait(let token) = outcome {
             // The token's kid is unknown: wait for the shared JWKS reload off the loop, then
             // continue on it. The exchange and its continuation stay in this loop's table; only
@@ -254,19 +249,55 @@ final class GatewayHandler: HTTPExchangeHandler {
         exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
     }
 
-    /// Rendered identity header blocks with the `exp` of the assertion inside, per identity
-    /// (loop-owned). A repeated token or cookie then costs one dictionary lookup here instead of
-    /// percent-encoding, JSON, base64 and the signer's cache; the block is rebuilt once the
-    /// assertion is no longer reusable (the signer's own rule: more than half its life left).
-    private var renderedIdentities: [VerifiedIdentity: (headers: HTTPHeaders, assertionExpiresAt: Double)] = [:]
+    /// What a repeated identity sends, rendered once (loop-owned): its identity header block with
+    /// the `exp` of the assertion inside, and its `Set-Cookie` with the second it was built in. A
+    /// repeated token or cookie then costs one dictionary lookup here instead of percent-encoding,
+    /// JSON, base64, HMAC and two field checks. The identity block is rebuilt once the assertion
+    /// is no longer reusable (the signer's rule: more than half its life left); the cookie when
+    /// the second changes (`iat` has one-second resolution, auth.md §8.2).
+    private struct RenderedIdentity {
+        var identity: HTTPHeaders
+        var assertionExpiresAt: Double
+        var cookieSecond: Int64 = .min
+        var setCookie = HTTPHeaders()
+    }
+
+    private var renderedIdentities: [VerifiedIdentity: RenderedIdentity] = [:]
     private static let renderedIdentityLimit = 10_000
 
-    private func identityHeaders(_ identity: VerifiedIdentity) -> HTTPHeaders {
-        if let rendered = renderedIdentities[identity],
-            settings.assertions.isReusable(expiringAt: rendered.assertionExpiresAt)
-        {
-            return rendered.headers
+    /// The identity headers for the upstream, and the `Set-Cookie` field for the client when
+    /// `issuingCookie` and sessions are configured (else empty).
+    private func rendered(_ identity: VerifiedIdentity, issuingCookie: Bool) -> (identity: HTTPHeaders, setCookie: HTTPHeaders) {
+        var changed = false
+        var entry: RenderedIdentity
+        if let found = renderedIdentities[identity], settings.assertions.isReusable(expiringAt: found.assertionExpiresAt) {
+            entry = found
+        } else {
+            entry = render(identity)
+            changed = true
         }
+        var setCookie = HTTPHeaders()
+        if issuingCookie, let cookies = settings.authenticator.cookies {
+            let second = cookies.currentSecond
+            if entry.cookieSecond != second {
+                entry.cookieSecond = second
+                entry.setCookie = ["Set-Cookie": cookies.setCookieHeader(for: identity.user)]
+                changed = true
+            }
+            setCookie = entry.setCookie
+        }
+        if changed {
+            if renderedIdentities.count >= Self.renderedIdentityLimit { renderedIdentities.removeAll(keepingCapacity: true) }
+            renderedIdentities[identity] = entry
+        }
+        return (entry.identity, setCookie)
+    }
+
+    private func identityHeaders(_ identity: VerifiedIdentity) -> HTTPHeaders {
+        rendered(identity, issuingCookie: false).identity
+    }
+
+    private func render(_ identity: VerifiedIdentity) -> RenderedIdentity {
         let user = identity.user
         let assertion = settings.assertions.signedAssertion(for: identity)
         let headers = IdentityHeaders.headers(
@@ -280,9 +311,7 @@ final class GatewayHandler: HTTPExchangeHandler {
             roles: user.roles,
             assertion: assertion.token
         )
-        if renderedIdentities.count >= Self.renderedIdentityLimit { renderedIdentities.removeAll(keepingCapacity: true) }
-        renderedIdentities[identity] = (headers, assertion.expiresAt)
-        return headers
+        return RenderedIdentity(identity: headers, assertionExpiresAt: assertion.expiresAt)
     }
 
     private func forwardAnonymous(_ exchange: HTTPExchange) {
