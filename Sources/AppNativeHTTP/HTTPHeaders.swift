@@ -136,6 +136,23 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         }
     }
 
+    /// The first `Content-Length` as a decimal number, read from the field bytes (no `String` per
+    /// response); nil when absent, empty, not all digits, or over 18 digits. Received heads were
+    /// already checked by the parser; this reads heads the server itself is about to send.
+    public var firstContentLength: Int? {
+        var length: Int?
+        _ = withFirstValueBytes("Content-Length") { digits in
+            guard !digits.isEmpty, digits.count <= 18 else { return }
+            var value = 0
+            for byte in digits {
+                guard byte &- UInt8(ascii: "0") < 10 else { return }
+                value = value * 10 + Int(byte &- UInt8(ascii: "0"))
+            }
+            length = value
+        }
+        return length
+    }
+
     /// Whether a field named `name` is present.
     public func contains(_ name: String) -> Bool {
         firstIndex(of: name) != nil
@@ -178,6 +195,12 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     ///   - value: the value, normalised as the type documentation describes.
     public mutating func add(name: String, value: String) {
         entries.append(makeEntry(name: name, value: value))
+    }
+
+    /// Appends a field whose value is given as Latin-1 bytes (one byte per character), normalised
+    /// like `add(name:value:)`: for values composed on the request path without a `String`.
+    public mutating func add(name: String, valueBytes: UnsafeBufferPointer<UInt8>) {
+        entries.append(makeEntry(name: name, valueBytes: valueBytes))
     }
 
     /// Inserts a field at `index`.
@@ -409,11 +432,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// Appends the name and the normalised value to `bytes` and describes them.
     private mutating func makeEntry(name: String, value: String) -> Entry {
-        let nameStart = bytes.count
-        Self.withBytes(of: name) { name in
-            precondition(!name.isEmpty && name.allSatisfy(ByteClass.isTchar), "HTTP field name must be a token")
-            bytes.append(contentsOf: name)
-        }
+        let nameStart = appendName(name)
         let valueStart = bytes.count
         // Fast path, the common case (cookies, assertions, identity values): a contiguous ASCII
         // value with nothing to replace is checked in place and appended in one copy, instead of
@@ -423,9 +442,33 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
             bytes.append(contentsOf: utf8)
             return true
         } ?? false
+        if !isCleanASCII { Latin1.append(value, to: &bytes) }
+        return finishEntry(nameStart: nameStart, valueStart: valueStart, isCleanASCII: isCleanASCII)
+    }
+
+    /// `makeEntry(name:value:)` for a value given as Latin-1 bytes.
+    private mutating func makeEntry(name: String, valueBytes: UnsafeBufferPointer<UInt8>) -> Entry {
+        let nameStart = appendName(name)
+        let valueStart = bytes.count
+        let isCleanASCII = ByteClass.isPrintableASCII(valueBytes)
+        bytes.append(contentsOf: valueBytes)
+        return finishEntry(nameStart: nameStart, valueStart: valueStart, isCleanASCII: isCleanASCII)
+    }
+
+    private mutating func appendName(_ name: String) -> Int {
+        let nameStart = bytes.count
+        Self.withBytes(of: name) { name in
+            precondition(!name.isEmpty && name.allSatisfy(ByteClass.isTchar), "HTTP field name must be a token")
+            bytes.append(contentsOf: name)
+        }
+        return nameStart
+    }
+
+    /// Normalises the value appended since `valueStart` (controls other than HTAB become SP unless
+    /// it is known clean), trims it, and describes the field.
+    private mutating func finishEntry(nameStart: Int, valueStart: Int, isCleanASCII: Bool) -> Entry {
         var high: UInt8 = 0
         if !isCleanASCII {
-            Latin1.append(value, to: &bytes)
             for index in valueStart..<bytes.count {
                 let byte = bytes[index]
                 high |= byte

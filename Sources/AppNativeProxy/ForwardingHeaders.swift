@@ -30,29 +30,46 @@ public enum ForwardingHeaders: Sendable {
         headers.add(name: "X-Forwarded-For", value: incomingFor.isEmpty ? peerHost : incomingFor + ", " + peerHost)
         headers.add(name: "X-Forwarded-Proto", value: proto)
         if let host { headers.add(name: "X-Forwarded-Host", value: host) }
-        // Appended piece by piece into one reserved buffer: `a + b` temporaries cost an
-        // allocation each, several per request.
-        var element = ""
-        element.reserveCapacity(32 + peerHost.utf8.count + (host?.utf8.count ?? 0))
-        element.append("for=")
+        // Composed as bytes in one reserved buffer and added as bytes: `String` appends and
+        // `a + b` temporaries cost an allocation or a slow path each, several per request.
+        // Every byte of our element is ASCII (an IP address, a scheme, a checked host).
+        var element: [UInt8] = []
+        element.reserveCapacity(40 + peerHost.utf8.count + (host?.utf8.count ?? 0))
+        element.append(contentsOf: "for=".utf8)
         if peer?.family == .inet6 {
-            element.append("\"[")
-            element.append(peerHost)
-            element.append("]\"")
+            element.append(contentsOf: "\"[".utf8)
+            element.append(contentsOf: peerHost.utf8)
+            element.append(contentsOf: "]\"".utf8)
         } else {
-            element.append(peerHost)
+            element.append(contentsOf: peerHost.utf8)
         }
-        element.append(";proto=")
-        element.append(proto)
-        // Bytes, not Characters: no grapheme breaking or Unicode property lookups per request.
-        // ASCII without White_Space (09–0D, 20), quote, `;` or `,`: the same set as the Character
-        // test (a CRLF grapheme is whitespace; any non-ASCII Character is refused).
-        if let host, host.utf8.allSatisfy({ $0 < 0x80 && !(0x09...0x0D).contains($0) && $0 != 0x20 && $0 != 0x22 && $0 != 0x3B && $0 != 0x2C }) {
-            let quoted = host.utf8.contains(0x3A)
-            element.append(quoted ? ";host=\"" : ";host=")
-            element.append(host)
-            if quoted { element.append("\"") }
+        element.append(contentsOf: ";proto=".utf8)
+        element.append(contentsOf: proto.utf8)
+        if let host, isForwardedHostValue(host) {
+            let quoted = host.utf8.contains(UInt8(ascii: ":"))
+            element.append(contentsOf: (quoted ? ";host=\"" : ";host=").utf8)
+            element.append(contentsOf: host.utf8)
+            if quoted { element.append(UInt8(ascii: "\"")) }
         }
-        headers.add(name: "Forwarded", value: incomingForwarded.isEmpty ? element : incomingForwarded + ", " + element)
+        if incomingForwarded.isEmpty {
+            element.withUnsafeBufferPointer { headers.add(name: "Forwarded", valueBytes: $0) }
+        } else {
+            // Behind a trusted proxy: its elements are Latin-1 text, added through the string path.
+            headers.add(name: "Forwarded", value: incomingForwarded + ", " + String(decoding: element, as: UTF8.self))
+        }
+    }
+
+    /// Whether `host` can go into a `Forwarded` element as a token or quoted string: ASCII without
+    /// White_Space (09–0D, 20), quote, `;` or `,` (the set a Character test would refuse: a CRLF
+    /// grapheme is whitespace, any non-ASCII Character is refused). Bytes, not Characters: no
+    /// grapheme breaking or Unicode property lookups per request.
+    private static func isForwardedHostValue(_ host: String) -> Bool {
+        for byte in host.utf8 {
+            switch byte {
+            case 0x80...0xFF, 0x09...0x0D, 0x20, 0x22, 0x3B, 0x2C: return false
+            default: continue
+            }
+        }
+        return true
     }
 }

@@ -76,6 +76,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
         head.headers.remove("Expect")
         // httpoxy: a `Proxy` request header becomes HTTP_PROXY in CGI-style upstreams.
         head.headers.remove("Proxy")
+        // Forged identity fields go before the forwarding fields are added: fewer fields to scan,
+        // and no forwarding name is an identity name.
+        IdentityHeaders.removeForged(from: &head.headers)
         ForwardingHeaders.apply(
             to: &head.headers,
             original: request.headers,
@@ -84,7 +87,6 @@ public final class ProxyHandler: HTTPExchangeHandler {
             trusted: trustedProxies,
             host: head.headers.first("Host")
         )
-        IdentityHeaders.removeForged(from: &head.headers)
         if !keepsAuthorization { head.headers.remove("Authorization") }
         if let strippedCookie, head.headers.contains("Cookie") {
             let remaining = head.headers.values("Cookie").compactMap { CookieHeader.removing(strippedCookie, from: $0) }

@@ -114,7 +114,7 @@ public final class HTTPExchange {
         if hasNoBody {
             responseFraming = .none
             if request.method != "HEAD" && head.status != 101 { head.headers.remove("Content-Length") }
-        } else if let length = head.headers.first("Content-Length").flatMap(Int.init) {
+        } else if let length = head.headers.firstContentLength {
             head.headers.remove("Transfer-Encoding")
             responseFraming = .fixed(remaining: length)
         } else if request.version == .http1_1 || request.version.minor >= 1 {

@@ -33,6 +33,36 @@ struct HeadersTests {
         #expect(headers.first("X-Emoji") == latin1String(Array("\u{1F600}".utf8)))
     }
 
+    @Test("a value added as bytes is stored and normalised like the same Latin-1 string")
+    func valueBytes() {
+        let samples: [[UInt8]] = [
+            Array("for=192.0.2.1;proto=https".utf8), [0x20, 0x09, 0x61, 0x0D, 0x0A, 0x62, 0x00, 0x7F, 0x20],
+            [0x63, 0x61, 0x66, 0xE9], [], [0x20, 0x20],
+        ]
+        for sample in samples {
+            var asBytes = HTTPHeaders()
+            sample.withUnsafeBufferPointer { asBytes.add(name: "X-Sample", valueBytes: $0) }
+            var asString = HTTPHeaders()
+            asString.add(name: "X-Sample", value: latin1String(sample))
+            #expect(asBytes == asString, "\(sample)")
+            #expect(asBytes.first("X-Sample") == asString.first("X-Sample"))
+        }
+    }
+
+    @Test("the first Content-Length read in place: digits only, nothing else")
+    func firstContentLength() {
+        let cases: [(String?, Int?)] = [
+            ("0", 0), ("42", 42), ("007", 7), ("999999999999999999", 999_999_999_999_999_999), (nil, nil), ("", nil),
+            ("+5", nil), ("-5", nil), ("5 5", nil), ("0x10", nil), ("1234567890123456789", nil), ("4\u{e9}", nil),
+        ]
+        for (value, expected) in cases {
+            var headers: HTTPHeaders = ["Content-Type": "text/plain"]
+            if let value { headers.add(name: "content-length", value: value) }
+            headers.add(name: "Content-Length", value: "99")
+            #expect(headers.firstContentLength == (value == nil ? 99 : expected), "\(value ?? "absent")")
+        }
+    }
+
     @Test("every ASCII byte at every position of a long value is normalised like a short one")
     func normalisationAtEveryPosition() {
         // The clean-value check reads eight bytes at a time: put each byte at each offset of

@@ -17,6 +17,13 @@ struct ForgedHeaderNameTests {
         }
     }
 
+    @Test("no forwarding field is an identity field (the proxy removes forged ones before adding those)")
+    func forwardingNamesAreNotIdentityNames() {
+        for name in ForwardingHeaders.names {
+            #expect(!IdentityHeaders.isIdentityHeader(name), "\(name)")
+        }
+    }
+
     @Test("ordinary fields and near misses pass")
     func ordinaryFieldsPass() {
         let innocent = [
