@@ -288,6 +288,17 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         entries.reserveCapacity(count)
     }
 
+    /// Reserves room for `fields` more fields holding `bytes` more name and value bytes: a list
+    /// about to grow by several fields (a request on its way upstream) is copied or grown once.
+    public mutating func reserveAdditionalCapacity(fields: Int, bytes byteCount: Int) {
+        entries.reserveCapacity(entries.count + fields)
+        bytes.reserveCapacity(bytes.count + byteCount)
+    }
+
+    /// The name and value bytes stored (with any left behind by removals): a size hint for
+    /// `reserveAdditionalCapacity`.
+    public var storedByteCount: Int { bytes.count }
+
     /// One `Name: value` per line.
     public var description: String {
         map { "\($0.name): \($0.value)" }.joined(separator: "\n")

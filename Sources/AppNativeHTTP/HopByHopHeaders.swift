@@ -31,13 +31,51 @@ public enum HopByHopHeaders: Sendable {
         // Most requests carry no hop-by-hop field at all (HTTP/1.1 keep-alive is the default):
         // then there is nothing to remove and no reason to copy the field list. `Connection`
         // is itself hop-by-hop, so without one no field can be named by it either.
-        let hasHopByHop = headers.bytes.withUnsafeBufferPointer { storage in
-            headers.entries.contains { isHopByHop(HTTPHeaders.nameBytes(storage, $0)) }
+        let found = headers.bytes.withUnsafeBufferPointer { storage in
+            scan(storage, headers.entries)
         }
-        guard hasHopByHop else { return false }
+        switch found {
+        case .none:
+            return false
+        case .onlyPlainConnection:
+            // The usual keep-alive hop (`Connection: keep-alive` from browsers and nginx): the
+            // Connection fields are all there is to remove, in place.
+            headers.removeAll(whereName: isConnection)
+            return false
+        case .other:
+            break
+        }
         let (kept, keptUpgrade) = filter(headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade) { _, _ in .applyRules }
         headers = kept
         return keptUpgrade
+    }
+
+    private enum Found {
+        /// No hop-by-hop field at all.
+        case none
+        /// Only Connection fields listing nothing but `keep-alive` and `close`, and no field
+        /// those name (`Keep-Alive` is hop-by-hop itself; a field named `close` is looked for).
+        case onlyPlainConnection
+        /// Anything else: the full rules.
+        case other
+    }
+
+    private static func scan(_ storage: UnsafeBufferPointer<UInt8>, _ entries: [HTTPHeaders.Entry]) -> Found {
+        var found = Found.none
+        for entry in entries {
+            let name = HTTPHeaders.nameBytes(storage, entry)
+            if name.count == 5 && equalsLowercase(name, "close") { return .other }
+            guard isHopByHop(name) else { continue }
+            guard isConnection(name) else { return .other }
+            var plain = true
+            ListElements.forEach(in: HTTPHeaders.valueBytes(storage, entry)) { element in
+                plain = equalsLowercase(element, "keep-alive") || equalsLowercase(element, "close")
+                return plain
+            }
+            guard plain else { return .other }
+            found = .onlyPlainConnection
+        }
+        return found
     }
 
     /// What a caller of `filter` decides about one field before the hop-by-hop rules apply.

@@ -70,6 +70,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
             fallbackHost: pool.configuration.hostHeader,
             keepingWebSocketUpgrade: isWebSocket
         )
+        // Room for what is added below (forwarding fields, request id, the caller's fields): the
+        // shared field list is copied once, at its final size, instead of copied and then grown.
+        head.headers.reserveAdditionalCapacity(fields: 8 + extraHeaders.count, bytes: 320 + extraHeaders.storedByteCount)
         if let target = mediation?.upstreamTarget { head.target = target }
         if !pool.configuration.pathPrefix.isEmpty { head.target = pool.configuration.pathPrefix + head.target }
         // We answer `Expect: 100-continue` ourselves when we start reading the body.

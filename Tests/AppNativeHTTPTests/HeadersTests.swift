@@ -166,6 +166,26 @@ struct HeadersTests {
         #expect(upgradeOnly.map(\.name) == ["Host"], "Upgrade is hop-by-hop even without Connection")
     }
 
+    @Test("a plain keep-alive Connection is removed in place; anything more takes the full rules")
+    func plainConnection() {
+        let cases: [([(String, String)], [String])] = [
+            ([("Host", "h"), ("Connection", "keep-alive"), ("X", "1")], ["Host", "X"]),
+            ([("Connection", "Keep-Alive"), ("Connection", "close"), ("B", "2")], ["B"]),
+            ([("Connection", ""), ("B", "2")], ["B"]),
+            ([("Connection", "close"), ("Close", "x"), ("A", "1")], ["A"]),
+            ([("Connection", "keep-alive, close"), ("Keep-Alive", "timeout=5"), ("A", "1")], ["A"]),
+            ([("Connection", "keep-alive, X-A"), ("X-A", "1"), ("B", "2")], ["B"]),
+            ([("Connection", "keep-alive,"), ("B", "2")], ["B"]),
+            ([("X-A", "1"), ("Connection", "x-a"), ("B", "2")], ["B"]),
+        ]
+        for (fields, expected) in cases {
+            var headers = HTTPHeaders()
+            for (name, value) in fields { headers.add(name: name, value: value) }
+            #expect(!HopByHopHeaders.remove(from: &headers))
+            #expect(headers.map(\.name) == expected, "\(fields)")
+        }
+    }
+
     @Test("a WebSocket upgrade is kept only when asked, only for exactly websocket")
     func webSocketUpgrade() {
         let request: HTTPHeaders = [
