@@ -23,7 +23,7 @@ enum UpstreamFailure: Error {
 }
 
 /// One keep-alive TCP connection to the upstream, owned by one loop.
-final class UpstreamConnection: EventHandler {
+final class UpstreamConnection: EventHandler, EndOfIterationWork {
     let fd: Int32
     private let transport: any ConnectionTransport
     private unowned let pool: UpstreamPool
@@ -221,11 +221,13 @@ final class UpstreamConnection: EventHandler {
         if !isBelowWatermark { wasAboveWatermark = true }
         guard !isFlushScheduled else { return }
         isFlushScheduled = true
-        pool.loop.runAtEndOfIteration { [weak self] in
-            guard let self else { return }
-            self.isFlushScheduled = false
-            self.flush()
-        }
+        pool.loop.runAtEndOfIteration(self)
+    }
+
+    /// The scheduled flush (no closure or weak reference per request).
+    func runEndOfIterationWork() {
+        isFlushScheduled = false
+        flush()
     }
 
     private func flush() {

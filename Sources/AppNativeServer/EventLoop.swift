@@ -35,7 +35,7 @@ public final class EventLoop: @unchecked Sendable {
     private let pending = Locked<[@Sendable () -> Void]>([])
     private let stopRequested = Locked(false)
     private var thread: pthread_t?
-    private var endOfIteration: [() -> Void] = []
+    private var endOfIteration: [DeferredWork] = []
 
     /// Wake-ups use the generation 0 slot, which no registration ever gets.
     private static let wakeData: UInt64 = 0
@@ -110,14 +110,27 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `body` once the events of the current iteration are handled (loop thread only).
     /// Writers use it to coalesce everything queued in one iteration into one `send`.
     public func runAtEndOfIteration(_ body: @escaping () -> Void) {
-        endOfIteration.append(body)
+        endOfIteration.append(.closure(body))
+    }
+
+    /// Calls `work.runEndOfIterationWork()` once the events of the current iteration are handled
+    /// (loop thread only), in order with the closures. For work scheduled on every request (a
+    /// connection's flush): no closure context or weak reference is allocated. The loop holds
+    /// `work` until then, so it must check that it is still open.
+    public func runAtEndOfIteration(_ work: any EndOfIterationWork) {
+        endOfIteration.append(.work(work))
     }
 
     private func drainEndOfIteration() {
         while !endOfIteration.isEmpty {
             let batch = endOfIteration
             endOfIteration.removeAll(keepingCapacity: true)
-            for body in batch { body() }
+            for item in batch {
+                switch item {
+                case .closure(let body): body()
+                case .work(let work): work.runEndOfIterationWork()
+                }
+            }
         }
     }
 
@@ -185,4 +198,14 @@ public final class EventLoop: @unchecked Sendable {
         guard let thread else { return false }
         return pthread_equal(thread, pthread_self()) != 0
     }
+}
+
+/// An object that defers work to the end of its loop's iteration (`EventLoop.runAtEndOfIteration(_:)`).
+public protocol EndOfIterationWork: AnyObject {
+    func runEndOfIterationWork()
+}
+
+private enum DeferredWork {
+    case closure(() -> Void)
+    case work(any EndOfIterationWork)
 }

@@ -9,7 +9,7 @@ import Glibc
 /// current response is finished, so responses leave in request order (RFC 9112 §9.3.2). Reading
 /// stops while a handler has not asked for the body, while it paused the body, or while too much
 /// pipelined input is buffered (backpressure into TCP).
-final class ServerConnection: EventHandler {
+final class ServerConnection: EventHandler, EndOfIterationWork {
     let fd: Int32
     let peer: SocketAddress?
     private let transport: any ConnectionTransport
@@ -20,7 +20,6 @@ final class ServerConnection: EventHandler {
     private var input: [UInt8] = []
     private var inputStart = 0
     private var output = OutgoingBytes()
-    private var isFlushScheduled = false
     private var wasAboveHighWatermark = false
     private var exchange: HTTPExchange?
     var closeAfterResponse = false
@@ -209,10 +208,34 @@ final class ServerConnection: EventHandler {
 
     /// Continues with buffered input, then with the socket (edge-triggered: no new event will come).
     private func resumeReading() {
-        context.loop.runAtEndOfIteration { [weak self] in
-            guard let self, !self.isClosed else { return }
-            self.processBufferedInput()
-            self.readAvailable()
+        deferToEndOfIteration(.resume)
+    }
+
+    /// What waits for the end of the loop iteration; the connection is registered once per
+    /// iteration however much it defers.
+    private struct DeferredWork: OptionSet {
+        let rawValue: UInt8
+        /// Coalesce everything written in this iteration into one `send`.
+        static let flush = DeferredWork(rawValue: 1)
+        /// Continue with buffered input, then the socket (edge-triggered: no new event will come).
+        static let resume = DeferredWork(rawValue: 2)
+    }
+
+    private var deferred: DeferredWork = []
+
+    private func deferToEndOfIteration(_ work: DeferredWork) {
+        if deferred.isEmpty { context.loop.runAtEndOfIteration(self) }
+        deferred.formUnion(work)
+    }
+
+    func runEndOfIterationWork() {
+        let work = deferred
+        deferred = []
+        // Flush first: what the finished exchange wrote leaves before the next one is read.
+        if work.contains(.flush) { flush() }
+        if work.contains(.resume), !isClosed {
+            processBufferedInput()
+            readAvailable()
         }
     }
 
@@ -374,13 +397,7 @@ final class ServerConnection: EventHandler {
     /// Coalesces everything written in this loop iteration into one `send`.
     private func scheduleFlush() {
         if !isBelowHighWatermark { wasAboveHighWatermark = true }
-        guard !isFlushScheduled else { return }
-        isFlushScheduled = true
-        context.loop.runAtEndOfIteration { [weak self] in
-            guard let self else { return }
-            self.isFlushScheduled = false
-            self.flush()
-        }
+        deferToEndOfIteration(.flush)
     }
 
     private func flush() {
