@@ -14,7 +14,11 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     /// A mediated response is collected here until it ends (bounded by the mediator).
     private var collected: (status: Int, headers: HTTPHeaders, body: [UInt8])?
     private var upstream: UpstreamConnection?
-    private var timer: UInt64?
+    /// When the armed phase times out (loop nanoseconds), 0 when nothing is armed. Checked by the
+    /// handler's sweep: a field write per request instead of a timer (closure, heap insert and
+    /// cancel) per request.
+    private(set) var deadline: UInt64 = 0
+    private var deadlinePhase = Phase.connect
     private var attempts = 0
     private var hasSentBody = false
     private var isRequestBodyDone = false
@@ -301,17 +305,19 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private enum Phase { case connect, response }
 
     private func arm(_ timeout: Duration, phase: Phase) {
-        disarm()
-        timer = exchange.loop.schedule(after: timeout) { [weak self] in
-            guard let self else { return }
-            self.timer = nil
-            self.timedOut(phase)
-        }
+        deadline = exchange.loop.nowNanoseconds + ProxyHandler.nanoseconds(timeout)
+        deadlinePhase = phase
+        handler.watchDeadlines()
     }
 
     private func disarm() {
-        if let timer { exchange.loop.cancelTimer(timer) }
-        timer = nil
+        deadline = 0
+    }
+
+    /// Called by the handler's sweep once `deadline` has passed.
+    func deadlinePassed() {
+        deadline = 0
+        timedOut(deadlinePhase)
     }
 
     private func timedOut(_ phase: Phase) {
