@@ -35,21 +35,28 @@ public enum ForwardingHeaders: Sendable {
         // Every byte of our element is ASCII (an IP address, a scheme, a checked host).
         var element: [UInt8] = []
         element.reserveCapacity(40 + peerHost.utf8.count + (host?.utf8.count ?? 0))
-        element.append(contentsOf: "for=".utf8)
+        append("for=", to: &element)
         if peer?.family == .inet6 {
-            element.append(contentsOf: "\"[".utf8)
-            element.append(contentsOf: peerHost.utf8)
-            element.append(contentsOf: "]\"".utf8)
+            append("\"[", to: &element)
+            append(peerHost, to: &element)
+            append("]\"", to: &element)
         } else {
-            element.append(contentsOf: peerHost.utf8)
+            append(peerHost, to: &element)
         }
-        element.append(contentsOf: ";proto=".utf8)
-        element.append(contentsOf: proto.utf8)
-        if let host, isForwardedHostValue(host) {
-            let quoted = host.utf8.contains(UInt8(ascii: ":"))
-            element.append(contentsOf: (quoted ? ";host=\"" : ";host=").utf8)
-            element.append(contentsOf: host.utf8)
-            if quoted { element.append(UInt8(ascii: "\"")) }
+        append(";proto=", to: &element)
+        append(proto, to: &element)
+        if let host {
+            switch forwardedHostForm(host) {
+            case .token:
+                append(";host=", to: &element)
+                append(host, to: &element)
+            case .quoted:
+                append(";host=\"", to: &element)
+                append(host, to: &element)
+                element.append(UInt8(ascii: "\""))
+            case .unusable:
+                break
+            }
         }
         if incomingForwarded.isEmpty {
             element.withUnsafeBufferPointer { headers.add(name: "Forwarded", valueBytes: $0) }
@@ -59,17 +66,36 @@ public enum ForwardingHeaders: Sendable {
         }
     }
 
-    /// Whether `host` can go into a `Forwarded` element as a token or quoted string: ASCII without
-    /// White_Space (09–0D, 20), quote, `;` or `,` (the set a Character test would refuse: a CRLF
-    /// grapheme is whitespace, any non-ASCII Character is refused). Bytes, not Characters: no
-    /// grapheme breaking or Unicode property lookups per request.
-    private static func isForwardedHostValue(_ host: String) -> Bool {
-        for byte in host.utf8 {
-            switch byte {
-            case 0x80...0xFF, 0x09...0x0D, 0x20, 0x22, 0x3B, 0x2C: return false
-            default: continue
+    private enum HostForm {
+        case token, quoted, unusable
+    }
+
+    /// How `host` goes into a `Forwarded` element: as a token, quoted (it has a `:`), or not at all
+    /// when it holds anything but ASCII without White_Space (09–0D, 20), quote, `;` or `,` (the
+    /// set a Character test would refuse: a CRLF grapheme is whitespace, any non-ASCII Character
+    /// is refused). Bytes, not Characters: no grapheme breaking or Unicode lookups per request.
+    private static func forwardedHostForm(_ host: String) -> HostForm {
+        var host = host
+        return host.withUTF8 { bytes in
+            var form = HostForm.token
+            for byte in bytes {
+                switch byte {
+                case 0x80...0xFF, 0x09...0x0D, 0x20, 0x22, 0x3B, 0x2C: return .unusable
+                case UInt8(ascii: ":"): form = .quoted
+                default: continue
+                }
             }
+            return form
         }
-        return true
+    }
+
+    /// Appends the UTF-8 bytes of `text` in one copy (native strings are contiguous).
+    private static func append(_ text: String, to buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+    }
+
+    private static func append(_ text: StaticString, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }
