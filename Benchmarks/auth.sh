@@ -10,8 +10,14 @@ seconds="${SECONDS_PER_CASE:-3}"
 
 echo "building AuthBench (release)…" >&2
 # SwiftPM does not notice source files added to the path dependency: drop the cached manifest.
+# Nor does it recompile the benchmark's own source when a library type it uses changes shape
+# (a struct becoming a class links against symbols that no longer exist): drop its objects too.
 rm -f AuthBench/.build/release.yaml
-swift build -c release --package-path AuthBench >/dev/null
+rm -rf AuthBench/.build/*/release/auth_bench.build
+if ! build_log=$(swift build -c release --package-path AuthBench 2>&1); then
+  echo "$build_log" >&2
+  exit 1
+fi
 
 # One process's RSA speed depends on where its heap and libraries landed: `openssl speed` alone
 # ranges 35k-42k verify/s from one start to the next here, and the machine drifts too. So OpenSSL

@@ -343,10 +343,10 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     // MARK: Module internals
 
     /// The fields for which `keep` returns true; the byte buffer is shared, not copied.
-    func filtered(_ keep: (UnsafeBufferPointer<UInt8>, Entry) -> Bool) -> HTTPHeaders {
+    func filtered(reservingFields extraFields: Int = 0, _ keep: (UnsafeBufferPointer<UInt8>, Entry) -> Bool) -> HTTPHeaders {
         var result = self
         result.entries = []
-        result.entries.reserveCapacity(entries.count + 2)
+        result.entries.reserveCapacity(entries.count + 2 + extraFields)
         bytes.withUnsafeBufferPointer { storage in
             for entry in entries where keep(storage, entry) { result.entries.append(entry) }
         }

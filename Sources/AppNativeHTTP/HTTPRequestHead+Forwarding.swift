@@ -22,16 +22,22 @@ extension HTTPRequestHead {
     ///   - framing: how the body will be sent upstream (usually what the parser reported).
     ///   - fallbackHost: the Host to send when the request carried none.
     ///   - keepingWebSocketUpgrade: see `HopByHopHeaders.remove(from:keepingWebSocketUpgrade:)`.
+    ///   - extraFields: how many fields the caller will add (the forwarding fields, identity): the
+    ///     new field list is made that large at once, not copied and then grown.
+    ///   - extraBytes: how many name and value bytes those fields will hold.
     public func forwardingHead(
         framing: HTTPBodyFraming,
         fallbackHost: String,
-        keepingWebSocketUpgrade: Bool = false
+        keepingWebSocketUpgrade: Bool = false,
+        extraFields: Int = 0,
+        extraBytes: Int = 0
     ) -> HTTPRequestHead {
         let absolute = absoluteFormParts()
         var hasHost = false
         var hasFramingField = false
-        var (headers, _) = HopByHopHeaders.filter(self.headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade) {
-            name, value in
+        var (headers, _) = HopByHopHeaders.filter(
+            self.headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade, reservingFields: extraFields + 2
+        ) { name, value in
             Self.forwardingDecision(
                 name,
                 value,
@@ -41,6 +47,8 @@ extension HTTPRequestHead {
                 hasFramingField: &hasFramingField
             )
         }
+        // The byte buffer is still the request's: copied here once, with room for what comes.
+        headers.reserveAdditionalCapacity(fields: 0, bytes: extraBytes + 64)
 
         var forwardedTarget = target
         if let absolute {

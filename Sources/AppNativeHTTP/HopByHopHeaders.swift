@@ -89,6 +89,7 @@ public enum HopByHopHeaders: Sendable {
     static func filter(
         _ headers: HTTPHeaders,
         keepingWebSocketUpgrade: Bool,
+        reservingFields extraFields: Int = 0,
         decide: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Decision
     ) -> (HTTPHeaders, keptUpgrade: Bool) {
         let keepsUpgrade =
@@ -99,7 +100,7 @@ public enum HopByHopHeaders: Sendable {
         let connections = headers.bytes.withUnsafeBufferPointer { storage in
             headers.entries.filter { isConnection(HTTPHeaders.nameBytes(storage, $0)) }
         }
-        var result = headers.filtered { storage, entry in
+        var result = headers.filtered(reservingFields: extraFields) { storage, entry in
             let name = HTTPHeaders.nameBytes(storage, entry)
             switch decide(name, HTTPHeaders.valueBytes(storage, entry)) {
             case .keep: return true

@@ -30,39 +30,63 @@ public enum ForwardingHeaders: Sendable {
         headers.add(name: "X-Forwarded-For", value: incomingFor.isEmpty ? peerHost : incomingFor + ", " + peerHost)
         headers.add(name: "X-Forwarded-Proto", value: proto)
         if let host { headers.add(name: "X-Forwarded-Host", value: host) }
-        // Composed as bytes in one reserved buffer and added as bytes: `String` appends and
-        // `a + b` temporaries cost an allocation or a slow path each, several per request.
-        // Every byte of our element is ASCII (an IP address, a scheme, a checked host).
-        var element: [UInt8] = []
-        element.reserveCapacity(40 + peerHost.utf8.count + (host?.utf8.count ?? 0))
-        append("for=", to: &element)
-        if peer?.family == .inet6 {
-            append("\"[", to: &element)
-            append(peerHost, to: &element)
-            append("]\"", to: &element)
-        } else {
-            append(peerHost, to: &element)
-        }
-        append(";proto=", to: &element)
-        append(proto, to: &element)
-        if let host {
-            switch forwardedHostForm(host) {
-            case .token:
-                append(";host=", to: &element)
-                append(host, to: &element)
-            case .quoted:
-                append(";host=\"", to: &element)
-                append(host, to: &element)
-                element.append(UInt8(ascii: "\""))
-            case .unusable:
-                break
+        // Composed as bytes in a stack buffer and added as bytes: `String` appends and `a + b`
+        // temporaries cost an allocation or a slow path each, several per request. Every byte
+        // of our element is ASCII (an IP address, a scheme, a checked host).
+        let capacity = 40 + peerHost.utf8.count + proto.utf8.count + (host?.utf8.count ?? 0)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var element = ElementWriter(buffer: buffer)
+            element.append("for=")
+            if peer?.family == .inet6 {
+                element.append("\"[")
+                element.append(peerHost)
+                element.append("]\"")
+            } else {
+                element.append(peerHost)
+            }
+            element.append(";proto=")
+            element.append(proto)
+            if let host {
+                switch forwardedHostForm(host) {
+                case .token:
+                    element.append(";host=")
+                    element.append(host)
+                case .quoted:
+                    element.append(";host=\"")
+                    element.append(host)
+                    element.append("\"")
+                case .unusable:
+                    break
+                }
+            }
+            let written = UnsafeBufferPointer(rebasing: buffer[..<element.count])
+            if incomingForwarded.isEmpty {
+                headers.add(name: "Forwarded", valueBytes: written)
+            } else {
+                // Behind a trusted proxy: its elements are Latin-1 text, added through the string path.
+                headers.add(name: "Forwarded", value: incomingForwarded + ", " + String(decoding: written, as: UTF8.self))
             }
         }
-        if incomingForwarded.isEmpty {
-            element.withUnsafeBufferPointer { headers.add(name: "Forwarded", valueBytes: $0) }
-        } else {
-            // Behind a trusted proxy: its elements are Latin-1 text, added through the string path.
-            headers.add(name: "Forwarded", value: incomingForwarded + ", " + String(decoding: element, as: UTF8.self))
+    }
+
+    /// Appends ASCII text into a buffer sized for it in advance.
+    private struct ElementWriter {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        var count = 0
+
+        mutating func append(_ text: String) {
+            var text = text
+            text.withUTF8 { append($0) }
+        }
+
+        mutating func append(_ text: StaticString) {
+            append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            precondition(count + bytes.count <= buffer.count, "Forwarded element larger than its buffer")
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: bytes)
+            count += bytes.count
         }
     }
 
@@ -87,15 +111,5 @@ public enum ForwardingHeaders: Sendable {
             }
             return form
         }
-    }
-
-    /// Appends the UTF-8 bytes of `text` in one copy (native strings are contiguous).
-    private static func append(_ text: String, to buffer: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { buffer.append(contentsOf: $0) }
-    }
-
-    private static func append(_ text: StaticString, to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }

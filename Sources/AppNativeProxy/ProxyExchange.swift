@@ -83,10 +83,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
 
     private func sendHead() {
         guard let upstream else { return }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(512)
-        HTTPSerializer.appendRequestHead(upstreamHead, to: &bytes)
-        upstream.write(bytes)
+        upstream.writeHead(upstreamHead)
         // The response timeout runs from the end of the request: a long upload is bounded by
         // the client's body-idle timeout instead, not cut at UPSTREAM_RESPONSE_TIMEOUT.
         if upstream.isConnected && isRequestBodyDone { arm(pool.configuration.responseTimeout, phase: .response) }

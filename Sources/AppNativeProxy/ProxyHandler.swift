@@ -65,14 +65,15 @@ public final class ProxyHandler: HTTPExchangeHandler {
         let request = exchange.request
         let requestID = requestID ?? RequestID.resolve(from: request.headers, generator: requestIDs)
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
+        // Room for what is added below (forwarding fields, request id, the caller's fields): the
+        // shared field list is copied once, at its final size, instead of copied and then grown.
         var head = request.forwardingHead(
             framing: exchange.framing,
             fallbackHost: pool.configuration.hostHeader,
-            keepingWebSocketUpgrade: isWebSocket
+            keepingWebSocketUpgrade: isWebSocket,
+            extraFields: 8 + extraHeaders.count,
+            extraBytes: 320 + extraHeaders.storedByteCount
         )
-        // Room for what is added below (forwarding fields, request id, the caller's fields): the
-        // shared field list is copied once, at its final size, instead of copied and then grown.
-        head.headers.reserveAdditionalCapacity(fields: 8 + extraHeaders.count, bytes: 320 + extraHeaders.storedByteCount)
         if let target = mediation?.upstreamTarget { head.target = target }
         if !pool.configuration.pathPrefix.isEmpty { head.target = pool.configuration.pathPrefix + head.target }
         // We answer `Expect: 100-continue` ourselves when we start reading the body.

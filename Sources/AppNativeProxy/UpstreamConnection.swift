@@ -73,6 +73,13 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         bytes.withUnsafeBytes { write($0) }
     }
 
+    /// Queues a request head, serialised in place.
+    func writeHead(_ head: HTTPRequestHead) {
+        guard !isClosed else { return }
+        output.appendRequestHead(head)
+        scheduleFlush()
+    }
+
     func writeChunk(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed, !bytes.isEmpty else { return }
         output.appendChunk(bytes)

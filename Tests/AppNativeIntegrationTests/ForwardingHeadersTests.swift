@@ -47,4 +47,15 @@ struct ForwardingHeadersTests {
         #expect(trusted.values("X-Forwarded-For") == ["6.6.6.6, 10.1.2.3"])
         #expect(trusted.values("Forwarded") == ["for=6.6.6.6, for=10.1.2.3;proto=https;host=h"])
     }
+
+    @Test("long values from a trusted proxy (scheme, host) fit the element: nothing is cut or trapped")
+    func longTrustedValues() throws {
+        let longProto = String(repeating: "p", count: 300)
+        let longHost = String(repeating: "h", count: 500) + ":8443"
+        let original: HTTPHeaders = ["X-Forwarded-Proto": longProto, "X-Forwarded-Host": longHost]
+        let trusted = applied(
+            peer: SocketAddress(host: "2001:db8::1", port: 5000, family: .inet6), host: "h", original: original,
+            trusted: try TrustedProxies(parsing: "2001:db8::/32"))
+        #expect(trusted.first("Forwarded") == "for=\"[2001:db8::1]\";proto=\(longProto);host=\"\(longHost)\"")
+    }
 }

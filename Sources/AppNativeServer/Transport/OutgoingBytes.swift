@@ -31,6 +31,11 @@ public struct OutgoingBytes: Sendable {
         HTTPSerializer.appendResponseHead(head, to: &bytes)
     }
 
+    /// Serialises `head` straight into the queue (no intermediate buffer per request).
+    public mutating func appendRequestHead(_ head: HTTPRequestHead) {
+        HTTPSerializer.appendRequestHead(head, to: &bytes)
+    }
+
     public enum DrainOutcome: Sendable {
         /// Everything was written.
         case drained
