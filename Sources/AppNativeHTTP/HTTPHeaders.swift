@@ -362,15 +362,31 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// Appends every field as `name: value CRLF` (no final CRLF).
     func appendWire(to buffer: inout [UInt8]) {
-        buffer.reserveCapacity(buffer.count + bytes.count + entries.count * 4 + 2)
+        // Sized first, then written with plain copies: one growth of `buffer` instead of six
+        // appends (each with its capacity and uniqueness checks) per field.
+        var total = 0
+        for entry in entries {
+            total += Int(entry.nameEnd - entry.nameStart) + Int(entry.valueEnd - entry.valueStart) + 4
+        }
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: total))
         bytes.withUnsafeBufferPointer { storage in
-            for entry in entries {
-                buffer.append(contentsOf: Self.nameBytes(storage, entry))
-                buffer.append(ASCII.colon)
-                buffer.append(ASCII.sp)
-                buffer.append(contentsOf: Self.valueBytes(storage, entry))
-                buffer.append(ASCII.cr)
-                buffer.append(ASCII.lf)
+            buffer.withUnsafeMutableBufferPointer { out in
+                var position = start
+                for entry in entries {
+                    let name = Self.nameBytes(storage, entry)
+                    let value = Self.valueBytes(storage, entry)
+                    _ = UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: name)
+                    position += name.count
+                    out[position] = ASCII.colon
+                    out[position + 1] = ASCII.sp
+                    position += 2
+                    _ = UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: value)
+                    position += value.count
+                    out[position] = ASCII.cr
+                    out[position + 1] = ASCII.lf
+                    position += 2
+                }
             }
         }
     }

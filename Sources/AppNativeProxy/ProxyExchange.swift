@@ -75,7 +75,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             }
             connection.begin(method: upstreamHead.method, delegate: self)
             upstream = connection
-            arm(pool.configuration.connectTimeout, phase: .connect)
+            arm(pool.connectTimeoutNanoseconds, phase: .connect)
             // The head is queued now and flushed once the connection is established.
             sendHead()
         }
@@ -86,7 +86,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         upstream.writeHead(upstreamHead)
         // The response timeout runs from the end of the request: a long upload is bounded by
         // the client's body-idle timeout instead, not cut at UPSTREAM_RESPONSE_TIMEOUT.
-        if upstream.isConnected && isRequestBodyDone { arm(pool.configuration.responseTimeout, phase: .response) }
+        if upstream.isConnected && isRequestBodyDone { arm(pool.responseTimeoutNanoseconds, phase: .response) }
         if exchange.hasRequestBody && !hasSentBody { startBody() }
     }
 
@@ -107,7 +107,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private func bodyEnded(_ trailers: HTTPHeaders?) {
         isRequestBodyDone = true
         if sendsChunked { upstream?.writeLastChunk(trailers: trailers) }
-        if upstream?.isConnected == true, !isResponseDone { arm(pool.configuration.responseTimeout, phase: .response) }
+        if upstream?.isConnected == true, !isResponseDone { arm(pool.responseTimeoutNanoseconds, phase: .response) }
         maybeRelease()
     }
 
@@ -145,7 +145,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         } else {
             if !released.isEmpty { released.withUnsafeBytes { upstream?.writeChunk($0) } }
             upstream?.writeLastChunk(trailers: nil)
-            if upstream?.isConnected == true { arm(pool.configuration.responseTimeout, phase: .response) }
+            if upstream?.isConnected == true { arm(pool.responseTimeoutNanoseconds, phase: .response) }
         }
         maybeRelease()
     }
@@ -182,7 +182,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
 
     func upstreamConnected(_ connection: UpstreamConnection) {
         if isRequestBodyDone {
-            arm(pool.configuration.responseTimeout, phase: .response)
+            arm(pool.responseTimeoutNanoseconds, phase: .response)
         } else {
             disarm()  // the connect timeout is over; the body's pace is the client's
         }
@@ -301,8 +301,8 @@ final class ProxyExchange: UpstreamConnectionDelegate {
 
     private enum Phase { case connect, response }
 
-    private func arm(_ timeout: Duration, phase: Phase) {
-        deadline = exchange.loop.nowNanoseconds + ProxyHandler.nanoseconds(timeout)
+    private func arm(_ timeoutNanoseconds: UInt64, phase: Phase) {
+        deadline = exchange.loop.nowNanoseconds + timeoutNanoseconds
         deadlinePhase = phase
         handler.watchDeadlines()
     }

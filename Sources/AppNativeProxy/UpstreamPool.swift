@@ -7,6 +7,10 @@ import Glibc
 public final class UpstreamPool {
     let loop: EventLoop
     let configuration: UpstreamConfiguration
+    /// `configuration`'s connect and response timeouts in nanoseconds (converted once, not per
+    /// request: `Duration.components` is 128-bit arithmetic).
+    let connectTimeoutNanoseconds: UInt64
+    let responseTimeoutNanoseconds: UInt64
     /// Receive buffer shared by this loop's upstream connections.
     var scratch = [UInt8](repeating: 0, count: 64 * 1024)
     /// Idle connections, most recently used last (LIFO keeps the warmest one).
@@ -23,6 +27,8 @@ public final class UpstreamPool {
 
     public init(loop: EventLoop, configuration: UpstreamConfiguration, metrics: MetricsRegistry) {
         self.loop = loop
+        connectTimeoutNanoseconds = ProxyHandler.nanoseconds(configuration.connectTimeout)
+        responseTimeoutNanoseconds = ProxyHandler.nanoseconds(configuration.responseTimeout)
         self.configuration = configuration
         let labels = ["loop": String(loop.index)]
         self.metrics = PoolMetrics(

@@ -329,14 +329,14 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     private func setDeadline(_ phase: DeadlinePhase) {
         deadlinePhase = phase
-        let timeout: Duration
+        let timeout: UInt64
         switch phase {
-        case .keepAlive: timeout = context.configuration.keepAliveTimeout
-        case .head: timeout = context.configuration.headerTimeout
-        case .body: timeout = context.configuration.bodyIdleTimeout
-        case .write: timeout = context.configuration.writeTimeout
+        case .keepAlive: timeout = context.keepAliveNanoseconds
+        case .head: timeout = context.headerNanoseconds
+        case .body: timeout = context.bodyIdleNanoseconds
+        case .write: timeout = context.writeNanoseconds
         }
-        deadline = context.loop.nowNanoseconds + context.nanoseconds(timeout)
+        deadline = context.loop.nowNanoseconds + timeout
     }
 
     private func peerClosed() {
