@@ -17,24 +17,27 @@ public enum BearerCredential: Sendable {
 
     /// The token of an `Authorization` value given as its field bytes (`HTTPHeaders` storage):
     /// `.some(answer)` when every byte is ASCII, `nil` when the value needs the Unicode scan of
-    /// `token(fromAuthorization:)` on its decoded string.
-    public static func asciiToken(_ bytes: UnsafeBufferPointer<UInt8>) -> String?? {
+    /// `token(fromAuthorization:)` on its decoded string. `knownASCII`: the caller already knows
+    /// (the parser recorded it), so the bytes are not scanned for it again.
+    public static func asciiToken(_ bytes: UnsafeBufferPointer<UInt8>, knownASCII: Bool = false) -> String?? {
         let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
         let count = bytes.count
         guard let base = bytes.baseAddress else { return .some(nil) }
-        // ASCII check eight bytes at a time: a token is about 1.5 KB and read on every request.
         var index = 0
-        var high: UInt64 = 0
-        while count - index >= 8 {
-            high |= UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            index += 8
+        if !knownASCII {
+            // ASCII check eight bytes at a time: a token is about 1.5 KB.
+            var high: UInt64 = 0
+            while count - index >= 8 {
+                high |= UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                index += 8
+            }
+            while index < count {
+                high |= UInt64(base[index])
+                index += 1
+            }
+            if high & 0x8080_8080_8080_8080 != 0 { return nil }
+            index = 0
         }
-        while index < count {
-            high |= UInt64(base[index])
-            index += 1
-        }
-        if high & 0x8080_8080_8080_8080 != 0 { return nil }
-        index = 0
         while index < count, isSpace(bytes[index]) { index += 1 }
         let schemeStart = index
         while index < count, !isSpace(bytes[index]) { index += 1 }

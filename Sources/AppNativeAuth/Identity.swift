@@ -14,6 +14,9 @@ public struct UserIdentity: Sendable, Hashable {
         let upn: String?
         let roles: [String]
         let groups: [String]
+        /// The hash of the object id and tenant, computed once: the identity caches on the request
+        /// path hash the same identity on every request.
+        let identityHash: Int
 
         init(objectID: String, email: String, tenantID: String, name: String?, upn: String?, roles: [String], groups: [String]) {
             self.objectID = objectID
@@ -23,6 +26,10 @@ public struct UserIdentity: Sendable, Hashable {
             self.upn = upn
             self.roles = roles
             self.groups = groups
+            var hasher = Hasher()
+            hasher.combine(objectID)
+            hasher.combine(tenantID)
+            identityHash = hasher.finalize()
         }
 
         func with(
@@ -96,12 +103,12 @@ public struct UserIdentity: Sendable, Hashable {
             && a.upn == b.upn && a.roles == b.roles && a.groups == b.groups
     }
 
-    /// Hashes the object id and tenant only: they identify the user, and the identity caches on
-    /// the request path hash a user several times per request. Equality still compares every
-    /// field, so a changed name or role list is a different cache entry.
+    /// Hashes the object id and tenant only (hashed once, when the identity was made): they
+    /// identify the user, and the identity caches on the request path hash a user several times
+    /// per request. Equality still compares every field, so a changed name or role list is a
+    /// different cache entry.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage.objectID)
-        hasher.combine(storage.tenantID)
+        hasher.combine(storage.identityHash)
     }
 }
 

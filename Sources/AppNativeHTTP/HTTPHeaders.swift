@@ -126,11 +126,13 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// The bytes are as stored: obs-text (0x80–0xFF) is Latin-1, one byte per character.
     /// Not generic on purpose: across modules a generic version runs unspecialised, slower than
     /// the string it saves.
-    public func withFirstValueBytes(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+    /// `body` also learns whether the value is all ASCII, known since the field was parsed or
+    /// added (no second scan).
+    public func withFirstValueBytes(_ name: String, _ body: (_ value: UnsafeBufferPointer<UInt8>, _ isASCII: Bool) -> Void) -> Bool {
         Self.withBytes(of: name) { query in
             bytes.withUnsafeBufferPointer { storage in
                 guard let entry = entries.first(where: { Self.nameMatches(storage, $0, query) }) else { return false }
-                body(Self.valueBytes(storage, entry))
+                body(Self.valueBytes(storage, entry), !entry.hasHighBytes)
                 return true
             }
         }
@@ -141,7 +143,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// already checked by the parser; this reads heads the server itself is about to send.
     public var firstContentLength: Int? {
         var length: Int?
-        _ = withFirstValueBytes("Content-Length") { digits in
+        _ = withFirstValueBytes("Content-Length") { digits, _ in
             guard !digits.isEmpty, digits.count <= 18 else { return }
             var value = 0
             for byte in digits {

@@ -29,7 +29,14 @@ struct BearerCredentialTests {
         var headers = HTTPHeaders()
         if let header { headers.add(name: "Authorization", value: header) }
         var inPlace: String?? = nil
-        let present = headers.withFirstValueBytes("Authorization") { inPlace = BearerCredential.asciiToken($0) }
+        var knownASCII: Bool?
+        let present = headers.withFirstValueBytes("Authorization") { value, isASCII in
+            knownASCII = isASCII
+            inPlace = BearerCredential.asciiToken(value)
+            // What the authenticator does: trust the parser's ASCII flag and skip the scan.
+            if isASCII { #expect(BearerCredential.asciiToken(value, knownASCII: true) == inPlace) }
+        }
+        #expect(knownASCII == header.map { $0.utf8.allSatisfy { $0 < 0x80 } })
         #expect(present == (header != nil))
         switch inPlace {
         case nil where header == nil:

@@ -70,7 +70,9 @@ public final class RequestAuthenticator: Sendable {
     /// in place (its string is built once, for the token) and `Cookie` only read without a token.
     public func authenticateImmediately(headers: HTTPHeaders) -> AuthenticationOutcome {
         var inPlace: String?? = nil
-        let hasAuthorization = headers.withFirstValueBytes("Authorization") { inPlace = BearerCredential.asciiToken($0) }
+        let hasAuthorization = headers.withFirstValueBytes("Authorization") { value, isASCII in
+            if isASCII { inPlace = BearerCredential.asciiToken(value, knownASCII: true) }
+        }
         let token: String?
         switch inPlace {
         case .some(let ascii): token = ascii
