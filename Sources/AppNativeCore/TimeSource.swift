@@ -41,4 +41,11 @@ extension Duration {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
+
+    /// The duration in whole nanoseconds, negative durations as 0: the unit of the event loops'
+    /// clocks. `components` is 128-bit arithmetic, so hot paths convert their timeouts once.
+    public var wholeNanoseconds: UInt64 {
+        let parts = components
+        return UInt64(max(0, parts.seconds)) * 1_000_000_000 + UInt64(max(0, parts.attoseconds / 1_000_000_000))
+    }
 }

@@ -122,12 +122,11 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     }
 
     /// Lends the value bytes of the first field named `name` to `body`, without building a
-    /// `String` (a 1.5 KB token is read on every request). Returns whether there was such a field.
-    /// The bytes are as stored: obs-text (0x80–0xFF) is Latin-1, one byte per character.
+    /// `String` (a 1.5 KB token is read on every request), with whether they are all ASCII (known
+    /// since the field was parsed or added: no second scan). Returns whether there was such a
+    /// field. The bytes are as stored: obs-text (0x80–0xFF) is Latin-1, one byte per character.
     /// Not generic on purpose: across modules a generic version runs unspecialised, slower than
     /// the string it saves.
-    /// `body` also learns whether the value is all ASCII, known since the field was parsed or
-    /// added (no second scan).
     public func withFirstValueBytes(_ name: String, _ body: (_ value: UnsafeBufferPointer<UInt8>, _ isASCII: Bool) -> Void) -> Bool {
         Self.withBytes(of: name) { query in
             bytes.withUnsafeBufferPointer { storage in
@@ -144,13 +143,8 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     public var firstContentLength: Int? {
         var length: Int?
         _ = withFirstValueBytes("Content-Length") { digits, _ in
-            guard !digits.isEmpty, digits.count <= 18 else { return }
-            var value = 0
-            for byte in digits {
-                guard byte &- UInt8(ascii: "0") < 10 else { return }
-                value = value * 10 + Int(byte &- UInt8(ascii: "0"))
-            }
-            length = value
+            guard digits.count <= 18 else { return }
+            length = ByteClass.decimalValue(digits).map { Int($0) }
         }
         return length
     }
@@ -348,6 +342,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     func filtered(reservingFields extraFields: Int = 0, _ keep: (UnsafeBufferPointer<UInt8>, Entry) -> Bool) -> HTTPHeaders {
         var result = self
         result.entries = []
+        // Two more for what callers put back (Host, a framing field, `Connection: upgrade`).
         result.entries.reserveCapacity(entries.count + 2 + extraFields)
         bytes.withUnsafeBufferPointer { storage in
             for entry in entries where keep(storage, entry) { result.entries.append(entry) }

@@ -36,7 +36,7 @@ extension HTTPRequestHead {
         var hasHost = false
         var hasFramingField = false
         var (headers, _) = HopByHopHeaders.filter(
-            self.headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade, reservingFields: extraFields + 2
+            self.headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade, reservingFields: extraFields
         ) { name, value in
             Self.forwardingDecision(
                 name,

@@ -139,10 +139,6 @@ public final class ProxyHandler: HTTPExchangeHandler {
         if active.values.contains(where: { $0.deadline != 0 }) { watchDeadlines() }
     }
 
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        UInt64(max(0, duration.components.seconds)) * 1_000_000_000 + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
-    }
-
     func count(_ cause: ErrorCause) {
         errors[cause]?.increment()
     }

@@ -7,8 +7,8 @@ import Glibc
 public final class UpstreamPool {
     let loop: EventLoop
     let configuration: UpstreamConfiguration
-    /// `configuration`'s connect and response timeouts in nanoseconds (converted once, not per
-    /// request: `Duration.components` is 128-bit arithmetic).
+    /// `configuration`'s connect and response timeouts in nanoseconds, converted once (armed on
+    /// every request).
     let connectTimeoutNanoseconds: UInt64
     let responseTimeoutNanoseconds: UInt64
     /// Receive buffer shared by this loop's upstream connections.
@@ -27,8 +27,8 @@ public final class UpstreamPool {
 
     public init(loop: EventLoop, configuration: UpstreamConfiguration, metrics: MetricsRegistry) {
         self.loop = loop
-        connectTimeoutNanoseconds = ProxyHandler.nanoseconds(configuration.connectTimeout)
-        responseTimeoutNanoseconds = ProxyHandler.nanoseconds(configuration.responseTimeout)
+        connectTimeoutNanoseconds = configuration.connectTimeout.wholeNanoseconds
+        responseTimeoutNanoseconds = configuration.responseTimeout.wholeNanoseconds
         self.configuration = configuration
         let labels = ["loop": String(loop.index)]
         self.metrics = PoolMetrics(

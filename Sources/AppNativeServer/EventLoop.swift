@@ -98,9 +98,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `callback` on this loop after `delay`. Returns an id for `cancelTimer`.
     @discardableResult
     public func schedule(after delay: Duration, _ callback: @escaping () -> Void) -> UInt64 {
-        let nanoseconds = UInt64(max(0, delay.components.seconds)) * 1_000_000_000
-            + UInt64(max(0, delay.components.attoseconds / 1_000_000_000))
-        return timers.schedule(at: nowNanoseconds + nanoseconds, callback)
+        timers.schedule(at: nowNanoseconds + delay.wholeNanoseconds, callback)
     }
 
     public func cancelTimer(_ id: UInt64) {

@@ -86,7 +86,7 @@ public final class HTTPServer: @unchecked Sendable {
                 loop.deregister(acceptor.socket.fd)
                 acceptor.socket.close()
                 for connection in context.connections { connection.drain() }
-                self.stopWhenIdle(context, forceAt: loop.nowNanoseconds + context.nanoseconds(gracePeriod))
+                self.stopWhenIdle(context, forceAt: loop.nowNanoseconds + gracePeriod.wholeNanoseconds)
             }
         }
         for _ in loops { finishedSignal.wait() }

@@ -20,8 +20,8 @@ final class LoopContext {
     var scratch = [UInt8](repeating: 0, count: 64 * 1024)
     private(set) var connections: [ServerConnection] = []
     var isDraining = false
-    /// The connection timeouts in nanoseconds, converted once: `Duration.components` is 128-bit
-    /// arithmetic, and a deadline is set several times per request.
+    /// The connection timeouts in nanoseconds, converted once: a deadline is set several times
+    /// per request.
     let keepAliveNanoseconds: UInt64
     let headerNanoseconds: UInt64
     let bodyIdleNanoseconds: UInt64
@@ -32,10 +32,10 @@ final class LoopContext {
         self.configuration = configuration
         self.handler = handler
         self.shared = shared
-        keepAliveNanoseconds = Self.nanoseconds(configuration.keepAliveTimeout)
-        headerNanoseconds = Self.nanoseconds(configuration.headerTimeout)
-        bodyIdleNanoseconds = Self.nanoseconds(configuration.bodyIdleTimeout)
-        writeNanoseconds = Self.nanoseconds(configuration.writeTimeout)
+        keepAliveNanoseconds = configuration.keepAliveTimeout.wholeNanoseconds
+        headerNanoseconds = configuration.headerTimeout.wholeNanoseconds
+        bodyIdleNanoseconds = configuration.bodyIdleTimeout.wholeNanoseconds
+        writeNanoseconds = configuration.writeTimeout.wholeNanoseconds
     }
 
     func add(_ connection: ServerConnection) {
@@ -61,14 +61,6 @@ final class LoopContext {
         for connection in connections where connection.deadline != 0 && connection.deadline <= now {
             connection.deadlinePassed()
         }
-    }
-
-    func nanoseconds(_ duration: Duration) -> UInt64 {
-        Self.nanoseconds(duration)
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        UInt64(max(0, duration.components.seconds)) * 1_000_000_000 + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
     }
 }
 

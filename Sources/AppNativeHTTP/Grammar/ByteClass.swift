@@ -85,6 +85,21 @@ enum ByteClass {
     @inline(__always)
     static func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
 
+    /// `1*DIGIT` as a number (Content-Length, RFC 9110 §8.6); nil when empty, when a byte is not a
+    /// digit, or past 64 bits.
+    static func decimalValue(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard !bytes.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            guard isDigit(byte) else { return nil }
+            let (product, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = product.addingReportingOverflow(UInt64(byte &- 0x30))
+            guard !overflowed && !carried else { return nil }
+            value = sum
+        }
+        return value
+    }
+
     /// ASCII lower case of a byte; other bytes unchanged.
     @inline(__always)
     static func lowercased(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }

@@ -18,17 +18,10 @@ enum FramingRules {
         guard !value.isEmpty else {
             throw HTTPParseError(.invalidContentLength, reason: "empty Content-Length")
         }
-        var length: UInt64 = 0
-        for byte in value {
-            guard ByteClass.isDigit(byte) else {
-                throw HTTPParseError(.invalidContentLength, reason: "Content-Length is not 1*DIGIT")
-            }
-            let (product, overflowed) = length.multipliedReportingOverflow(by: 10)
-            let (sum, carried) = product.addingReportingOverflow(UInt64(byte &- 0x30))
-            guard !overflowed && !carried else {
-                throw HTTPParseError(.invalidContentLength, reason: "Content-Length overflows 64 bits")
-            }
-            length = sum
+        guard let length = ByteClass.decimalValue(value) else {
+            throw value.allSatisfy(ByteClass.isDigit)
+                ? HTTPParseError(.invalidContentLength, reason: "Content-Length overflows 64 bits")
+                : HTTPParseError(.invalidContentLength, reason: "Content-Length is not 1*DIGIT")
         }
         if let max = maxBodyBytes, length > max {
             throw HTTPParseError(.bodyTooLarge, reason: "Content-Length larger than maxBodyBytes")
