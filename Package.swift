@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "AppNativeJSON", dependencies: ["AppNativeCore"]),
         .target(name: "AppNativeModels", dependencies: ["AppNativeCore", "AppNativeJSON"]),
         .target(name: "AppNativeCrypto", dependencies: ["AppNativeCore", "CAppNativeOpenSSL"]),
-        .target(name: "AppNativeClient", dependencies: ["AppNativeCore", "CAppNativeCurl", "CAppNativeLinux"]),
+        .target(name: "AppNativeClient", dependencies: ["AppNativeCore", "AppNativeHTTP", "CAppNativeCurl", "CAppNativeLinux"]),
         .target(name: "AppNativeHTTP", dependencies: ["AppNativeCore"]),
         .target(
             name: "AppNativeServer",

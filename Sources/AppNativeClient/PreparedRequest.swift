@@ -1,3 +1,5 @@
+import AppNativeHTTP
+
 /// A request that passed every check, reduced to the values the engine configures a transfer
 /// with. Built on the caller's task, so a refused request never reaches the worker thread.
 struct PreparedRequest: Sendable {
@@ -110,9 +112,9 @@ struct PreparedRequest: Sendable {
                 // An invalid name is not echoed: it may be a value pasted in the wrong place.
                 throw ClientError(.invalidRequest, reason: "header field #\(index) name is not a token (RFC 9110 §5.1)")
             }
-            // Names are tokens (ASCII), so comparing with the case bit folded is exact; no
-            // lower-cased copy per field (APNs sends six or seven per push).
-            guard !engineOwnedFieldNames.contains(where: { asciiCaseInsensitiveEquals(field.name, $0) }) else {
+            // Compared in place, ASCII case folded: no lower-cased copy per field (APNs sends six
+            // or seven per push).
+            guard !engineOwnedFieldNames.contains(where: { HTTPHeaders.nameEquals(field.name, $0) }) else {
                 throw ClientError(.invalidRequest, reason: "header field \(field.name) is set by the client itself")
             }
             guard isFieldValue(field.value) else {
@@ -121,8 +123,8 @@ struct PreparedRequest: Sendable {
                     reason: "header field \(field.name) value contains a control character (RFC 9110 §5.5)"
                 )
             }
-            hasExpect = hasExpect || asciiCaseInsensitiveEquals(field.name, "expect")
-            hasContentType = hasContentType || asciiCaseInsensitiveEquals(field.name, "content-type")
+            hasExpect = hasExpect || HTTPHeaders.nameEquals(field.name, "expect")
+            hasContentType = hasContentType || HTTPHeaders.nameEquals(field.name, "content-type")
             var line = field.name
             if field.value.isEmpty {
                 line.append(";")
@@ -136,13 +138,6 @@ struct PreparedRequest: Sendable {
         if !hasExpect { lines.append("Expect:") }
         if hasBody, !hasContentType { lines.append("Content-Type:") }
         return lines
-    }
-
-    /// Whether two ASCII names are equal ignoring case (`b` is lower case).
-    static func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
-        let a = a.utf8, b = b.utf8
-        guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y && y >= 0x61 && y <= 0x7A) }
     }
 
     /// `token = 1*tchar` (RFC 9110 §5.6.2):
