@@ -18,7 +18,8 @@
 #
 # Environment: PUSHES (5000 per client), PUSH_MAX_BATCH (10000, the gateway's ceiling), STREAMS
 # (100), RSS_TOKENS (100000; 0 skips), RSS_CONCURRENCY (4), EVENT_LOOPS (2), GATEWAY_BIN (else
-# built here).
+# built here), PERF_DIR (a directory: `perf record` of the gateway while it pushes, one file per
+# fake).
 # Needs: nghttp2-client nginx-light python3 python3-h2 python3-cryptography procps iproute2
 # (scripts/install-deps.sh) and the PyPI venv (scripts/install-python-tools.sh).
 set -euo pipefail
@@ -138,10 +139,17 @@ run_clients() {
   start_push_gateway
   gw_before=$(ticks_sum "$gateway_pid")
   fake_before=$(ticks_sum "$fake_pid")
+  if [ -n "${PERF_DIR:-}" ]; then
+    mkdir -p "$PERF_DIR"
+    perf record -F 1999 --call-graph dwarf,16384 -p "$gateway_pid" -o "$PERF_DIR/ours-$fake_port.data" 2>/dev/null &
+    perf_pid=$!
+    sleep 0.5
+  fi
   t0=$(date +%s.%N)
   ours_out=$("$python_bin" "$work_dir/post.py" "$gateway_admin_port" "$api_key" "$pushes" "$max_batch" 1) ||
     die "push API client failed; gateway stderr: $(tail -c 3000 "$work_dir"/gateway-*.err)"
   t1=$(date +%s.%N)
+  if [ -n "${PERF_DIR:-}" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
   gw_ticks=$(($(ticks_sum "$gateway_pid") - gw_before))
   fake_ticks=$(($(ticks_sum "$fake_pid") - fake_before))
   ours_rate=$(echo "$ours_out" | json_field pushes_per_second)

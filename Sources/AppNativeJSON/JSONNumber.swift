@@ -78,25 +78,25 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Underflow is not an error: `1e-999` reads as `0`, as IEEE 754 rounding gives.
     public var double: Double? {
-        // Fast path: a plain non-negative integer of at most 15 digits is exactly representable,
-        // so converting its integer value gives the same Double as parsing the text (NumericDate
-        // claims are always this shape).
-        let utf8 = text.utf8
-        if utf8.count <= 15 {
-            let exact: Double?? = utf8.withContiguousStorageIfAvailable { bytes -> Double? in
-                guard !bytes.isEmpty else { return nil }
-                var value: Int64 = 0
-                for byte in bytes {
-                    let digit = byte &- UInt8(ascii: "0")
-                    guard digit < 10 else { return nil }
-                    value = value &* 10 &+ Int64(digit)
-                }
-                return Double(value)
-            }
-            if case let value?? = exact { return value }
-        }
+        var text = text
+        if let exact = text.withUTF8(Self.exactSmallInteger) { return exact }
         guard let value = Double(text), value.isFinite else { return nil }
         return value
+    }
+
+    /// The value of a plain non-negative integer literal of at most 15 digits, `nil` for any other
+    /// shape. Such an integer is exactly representable, so converting its integer value gives the
+    /// same Double as parsing the text; NumericDate claims are always this shape, and this path
+    /// builds no string.
+    static func exactSmallInteger(_ digits: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard !digits.isEmpty, digits.count <= 15 else { return nil }
+        var value: Int64 = 0
+        for byte in digits {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+        }
+        return Double(value)
     }
 
     /// The literal.

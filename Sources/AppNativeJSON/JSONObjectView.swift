@@ -114,6 +114,39 @@ public struct JSONObjectView: Sendable {
         return value(of: members[position]).numberValue
     }
 
+    /// The member's value as a `Double` when it is a number, as ``JSONNumber/double`` reads it;
+    /// `nil` when absent, not a number, or overflowing. Small integers are read in place.
+    public func double(_ name: String) -> Double? {
+        guard let position = position(of: name), members[position].kind == .number else { return nil }
+        let member = members[position]
+        let exact = bytes.withUnsafeBufferPointer {
+            JSONNumber.exactSmallInteger(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
+        }
+        return exact ?? value(of: member).numberValue?.double
+    }
+
+    /// Whether the member is present and a string.
+    public func isString(_ name: String) -> Bool {
+        guard let position = position(of: name) else { return false }
+        return members[position].kind == .plainString || members[position].kind == .escapedString
+    }
+
+    /// `body` applied to the UTF-8 of the member's string value (escapes decoded), or `nil` when
+    /// the member is absent or not a string. Reads an unescaped string in place, without building
+    /// a `String`: for comparisons against expected values.
+    public func withStringBytes<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard let position = position(of: name) else { return nil }
+        let member = members[position]
+        switch member.kind {
+        case .plainString:
+            return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd])) }
+        case .escapedString:
+            guard var text = value(of: member).stringValue else { return nil }
+            return text.withUTF8(body)
+        default: return nil
+        }
+    }
+
     /// The whole object, as ``JSONParser`` would have returned it.
     public var object: JSONObject {
         var object = JSONObject()

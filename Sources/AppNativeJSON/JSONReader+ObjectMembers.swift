@@ -24,6 +24,7 @@ extension JSONReader {
         }
         scan.members.reserveCapacity(JSONObject.indexThreshold)
         var largeIndex: [[UInt8]: Int]?
+        var seenNames = NameFilter()
         while true {
             guard index < end, base[index] == UInt8(ascii: "\"") else {
                 throw unexpectedByte(
@@ -40,7 +41,10 @@ extension JSONReader {
                 scan.escapedNames.append(contentsOf: name)
                 return (NamePrint(name), start)
             }
-            if isDuplicate(print, nameStart, in: scan, largeIndex: &largeIndex) {
+            // In a small object a name whose filter bit was clear is new without comparing prints.
+            let mayRepeat = seenNames.insert(print)
+            let isSmall = largeIndex == nil && scan.members.count < JSONObject.indexThreshold
+            if mayRepeat || !isSmall, isDuplicate(print, nameStart, in: scan, largeIndex: &largeIndex) {
                 throw Self.duplicate(at: nameOffset)
             }
             skipWhitespace()

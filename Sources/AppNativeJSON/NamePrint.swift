@@ -25,3 +25,25 @@ struct NamePrint: Equatable {
     /// Whether head and tail cover every byte, making equal prints equal names.
     var isWholeName: Bool { count <= 16 }
 }
+
+/// The names seen so far in one object, as 128 bits (one per name, chosen by a hash of its
+/// print). A name whose bit is still clear is certainly new, so a small object's duplicate check
+/// compares prints only after a bit collision instead of for every pair of members.
+struct NameFilter {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    /// Records `print`; `true` when a name with the same bit was recorded before (possibly this one).
+    @inline(__always)
+    mutating func insert(_ print: NamePrint) -> Bool {
+        let mixed = (print.head ^ (print.tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(truncatingIfNeeded: print.count))
+            &* 0xFF51_AFD7_ED55_8CCD
+        let bit: UInt64 = 1 << ((mixed >> 57) & 63)
+        if mixed >> 63 == 0 {
+            defer { low |= bit }
+            return low & bit != 0
+        }
+        defer { high |= bit }
+        return high & bit != 0
+    }
+}

@@ -76,6 +76,48 @@ struct JSONObjectViewTests {
         }
     }
 
+    /// Small objects skip comparing names whose filter bit is new: distinct names that share a bit
+    /// must still parse, and every repeat must still be found, wherever it stands.
+    @Test func smallObjectsFindEveryDuplicateDespiteTheNameFilter() {
+        var generator = SeededGenerator(seed: 0x5EED)
+        for round in 0..<1500 {
+            let count = 2 + Int(generator.next() % 14)
+            var names = Set<String>()
+            while names.count < count {
+                let length = 1 + Int(generator.next() % 20)
+                names.insert(String((0..<length).map { _ in Character(UnicodeScalar(UInt8(97 + generator.next() % 4))) }))
+            }
+            let ordered = names.sorted()
+            let members = ordered.map { #""\#($0)":1"# }
+            expectSameAsParser(Array(("{" + members.joined(separator: ",") + "}").utf8), "round \(round): distinct")
+            let repeated = ordered[Int(generator.next() % UInt64(count))]
+            var withRepeat = members
+            withRepeat.insert(#""\#(repeated)":2"#, at: Int(generator.next() % UInt64(count + 1)))
+            #expect(
+                view("{" + withRepeat.joined(separator: ",") + "}").errorCode == .duplicateKey,
+                "round \(round): \(repeated) repeated")
+        }
+    }
+
+    @Test func readsNumbersAndStringsInPlace() throws {
+        let document = #"""
+            {"exp":1767225600,"neg":-1.5e3,"big":12345678901234567890,"huge":1e400,"iss":"https://a/b","esc":"https:\/\/a\/b","t":true}
+            """#
+        let view = try #require(try JSONObjectView.parse(Array(document.utf8)))
+        #expect(view.double("exp") == 1_767_225_600)
+        #expect(view.double("neg") == -1500)
+        #expect(view.double("big") == Double("12345678901234567890")!, "longer than 15 digits: parsed as text")
+        #expect(view.double("huge") == nil, "overflows, as JSONNumber.double says")
+        #expect(view.double("iss") == nil)
+        #expect(view.double("missing") == nil)
+        #expect(view.isString("iss") && view.isString("esc"))
+        #expect(!view.isString("exp") && !view.isString("t") && !view.isString("missing"))
+        #expect(view.withStringBytes("iss") { String(decoding: $0, as: UTF8.self) } == "https://a/b")
+        #expect(view.withStringBytes("esc") { String(decoding: $0, as: UTF8.self) } == "https://a/b", "escapes decoded")
+        #expect(view.withStringBytes("exp") { _ in true } == nil)
+        #expect(view.withStringBytes("missing") { _ in true } == nil)
+    }
+
     @Test func depthLimitsMatchTheParser() {
         for depth in 0...3 {
             var options = JSONParser.Options()
@@ -130,3 +172,4 @@ extension Result where Success == JSONObjectView?, Failure == JSONError {
         return nil
     }
 }
+

@@ -1,4 +1,5 @@
 public import AppNativeJSON
+import Glibc
 
 /// The verified claims of a JWT, with typed readers.
 ///
@@ -22,6 +23,24 @@ public struct JWTClaims: Sendable {
     /// The claim when it is a string.
     public func string(_ name: String) -> String? { view.string(name) }
 
+    /// Whether the claim is present and a string.
+    public func isString(_ name: String) -> Bool { view.isString(name) }
+
+    /// Whether the claim is a string equal to one of `candidates`, compared exactly (byte for byte
+    /// in UTF-8: RFC 7519 §2 StringOrURI values are compared without any normalisation); `nil`
+    /// when the claim is absent or not a string. Builds no `String` for the claim.
+    public func string(_ name: String, isOneOf candidates: [String]) -> Bool? {
+        view.withStringBytes(name) { claim in
+            candidates.contains { candidate in
+                var candidate = candidate
+                return candidate.withUTF8 { wanted in
+                    wanted.count == claim.count
+                        && (wanted.isEmpty || memcmp(wanted.baseAddress!, claim.baseAddress!, wanted.count) == 0)
+                }
+            }
+        }
+    }
+
     /// The claim trimmed of whitespace, `nil` when absent, not a string, or blank.
     public func nonBlankString(_ name: String) -> String? {
         guard let value = view.string(name) else { return nil }
@@ -33,9 +52,8 @@ public struct JWTClaims: Sendable {
     public func numericDate(_ name: String) -> NumericDate {
         // One lookup for the usual case (present and a number); the second only tells absent
         // from invalid.
-        guard let number = view.number(name) else { return view.contains(name) ? .invalid : .absent }
-        guard let seconds = number.double, seconds.isFinite else { return .invalid }
-        return .seconds(seconds)
+        guard let seconds = view.double(name) else { return view.contains(name) ? .invalid : .absent }
+        return seconds.isFinite ? .seconds(seconds) : .invalid
     }
 
     /// The claim as a list of strings: a string gives one element, an array of strings its elements,

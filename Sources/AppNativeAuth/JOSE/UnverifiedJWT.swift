@@ -134,7 +134,7 @@ public struct UnverifiedJWT: Sendable {
         if policy.issuers != nil, !claims.contains("iss") { throw AuthError(.missingClaim, "claim iss is missing") }
         if policy.audiences != nil, !claims.contains("aud") { throw AuthError(.missingClaim, "claim aud is missing") }
         // PyJWT rejects a non-string `sub`; so do we (RFC 7519 §4.1.2: StringOrURI).
-        if claims.string("sub") == nil, claims.contains("sub") { throw AuthError(.invalid, "claim sub is not a string") }
+        if claims.contains("sub"), !claims.isString("sub") { throw AuthError(.invalid, "claim sub is not a string") }
         // Step 9.
         switch claims.numericDate("iat") {
         case .absent: break
@@ -157,15 +157,19 @@ public struct UnverifiedJWT: Sendable {
         }
         // Step 12.
         if let issuers = policy.issuers {
-            guard let iss = claims.string("iss"), issuers.contains(iss) else {
+            guard claims.string("iss", isOneOf: issuers) == true else {
                 throw AuthError(.issuer, "claim iss is not an allowed issuer")
             }
         }
         // Step 13: a string or an array of strings; any other type is an audience error.
         if let audiences = policy.audiences {
-            guard let values = claims.stringList("aud"), values.contains(where: audiences.contains) else {
-                throw AuthError(.audience, "claim aud has no allowed audience")
-            }
+            // The usual single string is compared in place; an array goes through the list.
+            let matches =
+                claims.string("aud", isOneOf: audiences)
+                ?? claims.stringList("aud").map { values in
+                    values.contains { value in audiences.contains { $0.utf8.elementsEqual(value.utf8) } }
+                }
+            guard matches == true else { throw AuthError(.audience, "claim aud has no allowed audience") }
         }
     }
 

@@ -1,5 +1,14 @@
 import AppNative
-import Foundation
+import Dispatch
+import Glibc
+
+// No Foundation: valgrind 3.19 cannot load its ICU library, and `callgrind` is how the
+// instructions per call of each case are counted (docs/benchmarks.md).
+
+func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+/// `value` rounded to a whole number, as `%.0f` would print it.
+func whole(_ value: Double) -> String { value.isFinite ? String(Int64(value.rounded())) : "nan" }
 
 // Measures, on one core: uncached RS256 verifications/s (the RSA verify plus everything around it),
 // cached token verification and session-cookie verification in ns per call.
@@ -26,10 +35,17 @@ func threadCPUNanoseconds() -> UInt64 {
 }
 
 /// `AUTHBENCH_ONLY=<label>` runs one case alone, for `perf record` (the other cases report 0).
-let onlyCase = ProcessInfo.processInfo.environment["AUTHBENCH_ONLY"]
+let onlyCase = environment("AUTHBENCH_ONLY")
+/// `AUTHBENCH_CALLS=<n>` runs each case exactly n times, untimed: `perf stat -e instructions:u` at two
+/// values of n gives the instructions per call, which unlike time does not drift with the machine.
+let fixedCalls = environment("AUTHBENCH_CALLS").flatMap { Int($0) }
 
 func measure(_ label: String, seconds: Double, _ body: () -> Void) -> (calls: Int, nsPerCall: Double) {
     if let onlyCase, onlyCase != label { return (0, .infinity) }
+    if let fixedCalls {
+        for _ in 0..<fixedCalls { body() }
+        return (fixedCalls, .nan)
+    }
     for _ in 0..<1000 { body() }  // warm-up
     var calls = 0
     let start = DispatchTime.now().uptimeNanoseconds
@@ -45,12 +61,28 @@ func measure(_ label: String, seconds: Double, _ body: () -> Void) -> (calls: In
     return (calls, ns)
 }
 
+/// The whole of a (small) text file.
+func readTextFile(_ path: String) -> String {
+    guard let file = fopen(path, "r") else { fatalError("cannot open \(path)") }
+    defer { fclose(file) }
+    var bytes = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = fread(&chunk, 1, chunk.count, file)
+        if count <= 0 { break }
+        bytes += chunk[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
 let seconds = Double(CommandLine.arguments.dropFirst().first ?? "3") ?? 3
 let tenant = "1111aaaa-bbbb-4ccc-8ddd-eeeeffff0001"
-let now = Date().timeIntervalSince1970
+var wallClock = timespec()
+_ = clock_gettime(CLOCK_REALTIME, &wallClock)
+let now = Double(wallClock.tv_sec)
 // `AUTHBENCH_KEY=<PEM file>` pins the signing key (a fresh key per run otherwise).
-let key = try ProcessInfo.processInfo.environment["AUTHBENCH_KEY"].map {
-    try RSAPrivateKey(pem: String(contentsOfFile: $0, encoding: .utf8))
+let key = try environment("AUTHBENCH_KEY").map { path in
+    try RSAPrivateKey(pem: readTextFile(path))
 } ?? RSAPrivateKey.generate(bits: 2048)
 let jwk = """
     {"keys":[{"kty":"RSA","kid":"k1","n":"\(Base64URL.encode(key.publicKey.modulus))","e":"\(Base64URL.encode(key.publicKey.exponent))"}]}
@@ -83,8 +115,8 @@ let uncached = measure("uncached", seconds: seconds) {
     let unverified = try! UnverifiedJWT(token, policy: policy)
     _ = try! unverified.verify(with: .rsa(rsaKey), policy: policy, now: now)
 }
-print("rs256_uncached_per_s \(String(format: "%.0f", 1e9 / uncached.nsPerCall))")
-print("rs256_uncached_ns \(String(format: "%.0f", uncached.nsPerCall))")
+print("rs256_uncached_per_s \(whole(1e9 / uncached.nsPerCall))")
+print("rs256_uncached_ns \(whole(uncached.nsPerCall))")
 
 // 2. Cached: the full verifier with a warm token cache.
 let verifier = EntraTokenVerifier(
@@ -94,11 +126,21 @@ let verifier = EntraTokenVerifier(
     logger: .disabled,
     metrics: MetricsRegistry()
 )
-_ = try await verifier.verify(token)
+// The first verification loads the JWKS (async). The script itself stays synchronous: an async top-level
+// parks the main thread in dispatch_main, and valgrind cannot follow the thread that then starts.
+// Skipped when another case runs alone, so `callgrind` of the uncached case starts no thread at all.
+if onlyCase == nil || onlyCase == "cached" {
+    let loaded = DispatchSemaphore(value: 0)
+    Task.detached {
+        do { _ = try await verifier.verify(token) } catch { fatalError("first verification failed: \(error)") }
+        loaded.signal()
+    }
+    loaded.wait()
+}
 let cached = measure("cached", seconds: seconds) {
     guard case .verified = verifier.verifyImmediately(token) else { fatalError("cache miss") }
 }
-print("token_cached_ns \(String(format: "%.0f", cached.nsPerCall))")
+print("token_cached_ns \(whole(cached.nsPerCall))")
 
 // 3. Session cookie read (header parse, MAC, claims, identity).
 let settings = try SessionCookieSettings(secrets: [SecretBytes(utf8: "benchmark-secret-benchmark-secret-0123")])
@@ -108,14 +150,14 @@ let cookieHeader = ["theme=dark; bms_session=\(cookie); lang=en"]
 let cookieRead = measure("cookie", seconds: seconds) {
     guard codec.identity(fromCookieHeaders: cookieHeader) != nil else { fatalError("cookie rejected") }
 }
-print("cookie_verify_ns \(String(format: "%.0f", cookieRead.nsPerCall))")
+print("cookie_verify_ns \(whole(cookieRead.nsPerCall))")
 
 // 3b. The same without the verified-cookie cache: header scan, HMAC, JSON, claims every time.
 let uncachedCodec = SessionCookieCodec(settings: settings, tenantID: tenant, time: time, cacheCapacity: 0)
 let cookieUncached = measure("cookie-uncached", seconds: seconds) {
     guard uncachedCodec.identity(fromCookieHeaders: cookieHeader) != nil else { fatalError("cookie rejected") }
 }
-print("cookie_uncached_ns \(String(format: "%.0f", cookieUncached.nsPerCall))")
+print("cookie_uncached_ns \(whole(cookieUncached.nsPerCall))")
 
 // 4. Raw RSA verify alone (what `openssl speed` measures), for the overhead split.
 let signingInput = Array(token.split(separator: ".").prefix(2).joined(separator: ".").utf8)
@@ -123,4 +165,4 @@ let signature = Base64URL.decode(token.split(separator: ".")[2])!
 let raw = measure("raw", seconds: seconds) {
     _ = rsaKey.isValidPKCS1v15SHA256Signature(signature, for: signingInput)
 }
-print("rsa_raw_verify_per_s \(String(format: "%.0f", 1e9 / raw.nsPerCall))")
+print("rsa_raw_verify_per_s \(whole(1e9 / raw.nsPerCall))")
