@@ -1,4 +1,4 @@
-import AppNativeAuth
+@testable import AppNativeAuth
 import AppNativeHTTP
 import Foundation
 import Testing
@@ -121,6 +121,33 @@ struct Base64URLTests {
                 .replacingOccurrences(of: "=", with: "")
             #expect(Base64URL.encode(bytes) == reference, "length \(length)")
             #expect(Base64URL.decode(reference) == bytes, "length \(length)")
+        }
+    }
+
+    @Test("decoding writes exactly the decoded length, whatever the step it decodes with")
+    func writesNoFurtherThanTheDecodedLength() {
+        for length in 0...120 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 7) }
+            let encoded = Array(Base64URL.encode(bytes).utf8)
+            let count = Base64URL.decodedCount(encoded.count)!
+            var output = [UInt8](repeating: 0xAA, count: count + 16)
+            let valid = encoded.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { Base64URL.decode(input, into: $0) }
+            }
+            #expect(valid && Array(output[..<count]) == bytes, "length \(length)")
+            #expect(output[count...].allSatisfy { $0 == 0xAA }, "length \(length): wrote past the end")
+        }
+    }
+
+    @Test("a byte outside the alphabet is found at every position of a long input")
+    func badByteAnywhere() {
+        let valid = Array(Base64URL.encode((0..<45).map { UInt8($0) }).utf8)
+        for position in valid.indices {
+            for bad in [UInt8(ascii: "="), UInt8(ascii: "+"), 0x00, 0x80, 0xFF] {
+                var input = valid
+                input[position] = bad
+                #expect(input.withUnsafeBytes { Base64URL.decode($0) } == nil, "byte \(bad) at \(position)")
+            }
         }
     }
 

@@ -173,8 +173,9 @@ public struct UnverifiedJWT: Sendable {
         }
     }
 
-    /// A decoded header and what the header checks read from it.
-    private struct HeaderEntry: Sendable {
+    /// A decoded header and what the header checks read from it. A class: taking one from the
+    /// cache for every token is then one reference count, not one per field.
+    private final class HeaderEntry: Sendable {
         let segment: [UInt8]
         let header: JSONObject
         let hasCritical: Bool
@@ -194,10 +195,8 @@ public struct UnverifiedJWT: Sendable {
 
         func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
             guard segment.count == bytes.count else { return false }
-            return segment.withUnsafeBytes { stored in
-                for index in 0..<stored.count where stored[index] != bytes[index] { return false }
-                return true
-            }
+            guard let wanted = bytes.baseAddress else { return true }
+            return segment.withUnsafeBytes { memcmp($0.baseAddress!, wanted, bytes.count) == 0 }
         }
     }
 
