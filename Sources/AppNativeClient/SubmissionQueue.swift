@@ -81,9 +81,15 @@ package struct SubmissionQueue<Payload: Sendable>: Sendable {
     }
 
     /// Hands the queued commands to the worker, with whether it must stop after them.
+    ///
+    /// The queue's storage goes with them and the queue starts again empty. Keeping the capacity
+    /// instead would allocate a copy of it on every call (the handed-out array still shares it),
+    /// as large as the longest backlog ever seen: under a steady trickle of pushes that was one
+    /// large allocation, and a heap consolidation, per wake of the worker.
     package mutating func takeCommands() -> (commands: [Command], isShutDown: Bool) {
-        defer { commands.removeAll(keepingCapacity: true) }
-        return (commands, isShutDown)
+        var taken: [Command] = []
+        swap(&taken, &commands)
+        return (taken, isShutDown)
     }
 
     /// How many requests are registered and not yet forgotten.
