@@ -64,6 +64,25 @@ struct GrammarTests {
         }
     }
 
+    /// Long values are scanned sixteen and eight bytes at a time before the byte loop: each class
+    /// boundary at every offset of a 40-byte run must get the byte loop's verdict.
+    @Test(
+        "field-value bytes at every offset of a long value (the word-at-a-time scan)",
+        arguments: [0x00, 0x08, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, 0x7E, 0x7F, 0x80, 0x9F, 0xA0, 0xFE, 0xFF] as [UInt8])
+    func longFieldValueByte(_ byte: UInt8) throws {
+        for offset in 0..<40 {
+            var run = [UInt8](repeating: UInt8(ascii: "a"), count: 40)
+            run[offset] = byte
+            let value = "<" + latin1String(run) + ">"
+            let outcome = EverySplit.request("GET / HTTP/1.1\r\nHost: h\r\nX: \(value)\r\n\r\n")
+            if Self.isFieldVchar(byte) || byte == 0x20 || byte == 0x09 {
+                #expect(outcome.messages.first?.head.headers.first("X") == value, "byte \(byte) at \(offset)")
+            } else {
+                #expect(outcome.error?.status == 400, "byte \(byte) at \(offset) must not be accepted")
+            }
+        }
+    }
+
     @Test("request-target bytes: VCHAR except \"#\" (RFC 9112 §3.2; no whitespace, no fragment)", arguments: allBytes)
     func targetByte(_ byte: UInt8) {
         let outcome = EverySplit.request("GET /a\(Self.text(byte))b HTTP/1.1\r\nHost: h\r\n\r\n")

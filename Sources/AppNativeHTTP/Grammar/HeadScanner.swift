@@ -309,6 +309,14 @@ struct HeadScanner: Sendable {
                 // field-value = *field-content. Whole words of plain content are skipped eight
                 // bytes at a time; trailing whitespace is trimmed once the CR is found.
                 var high: UInt64 = 0
+                // Sixteen bytes a step while both words are plain (long tokens and cookies).
+                while index &+ 16 <= count {
+                    let first = Word.load(bytes, index)
+                    let second = Word.load(bytes, index &+ 8)
+                    guard Word.fieldContentFlags(first) | Word.fieldContentFlags(second) == 0 else { break }
+                    high |= first | second
+                    index &+= 16
+                }
                 while index &+ 8 <= count {
                     let word = Word.load(bytes, index)
                     guard Word.isPlainFieldContent(word) else { break }
