@@ -140,17 +140,26 @@ final class APNsConnection: Sendable {
             unregisteredAt: response.status == 410 ? timestamp : nil, attempts: attempts)
     }
 
+    /// The randomness of `apns-id`s: one `RAND_bytes` call per 32 pushes (a call each cost as much
+    /// as the rest of the id), shared by every connection of the process.
+    private static let idRandomness = Locked(RandomBytePool(capacity: 512))
+
     /// A random (version 4) UUID in lower case, Apple's `apns-id` format (8-4-4-4-12 hex digits).
     /// Written as bytes straight into the string: one runs per push.
     static func newAPNsID() -> String {
-        var random = SecureRandom.bytes(count: 16)
-        random[6] = (random[6] & 0x0f) | 0x40
-        random[8] = (random[8] & 0x3f) | 0x80
-        return String(unsafeUninitializedCapacity: 36) { out in
+        idRandomness.withLock { pool in pool.draw(16, uuidString) }
+    }
+
+    /// The version 4 UUID text of 16 random bytes (RFC 9562 §5.4: version and variant bits set).
+    private static func uuidString(_ random: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: 36) { out in
             let digits: StaticString = "0123456789abcdef"
             let hex = digits.utf8Start
             var written = 0
-            for (index, byte) in random.enumerated() {
+            for index in 0..<16 {
+                var byte = random[index]
+                if index == 6 { byte = (byte & 0x0f) | 0x40 }
+                if index == 8 { byte = (byte & 0x3f) | 0x80 }
                 if index == 4 || index == 6 || index == 8 || index == 10 {
                     out[written] = UInt8(ascii: "-")
                     written += 1

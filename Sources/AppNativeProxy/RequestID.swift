@@ -33,24 +33,17 @@ public enum RequestID: Sendable {
 /// time: one `RAND_bytes` call (with its fork check) per 32 requests instead of one each.
 /// Owned by one event loop.
 public final class RequestIDGenerator {
-    private var pool = [UInt8](repeating: 0, count: 512)
-    private var position = 512
+    private var pool = RandomBytePool(capacity: 512)
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
     public init() {}
 
     public func next() -> String {
-        if position == pool.count {
-            pool.withUnsafeMutableBytes { SecureRandom.fill($0) }
-            position = 0
-        }
-        let start = position
-        position += 16
-        return pool.withUnsafeBufferPointer { pool in
+        pool.draw(16) { random in
             Self.digits.withUnsafeBufferPointer { digits in
                 String(unsafeUninitializedCapacity: 32) { out in
                     for index in 0..<16 {
-                        let byte = pool[start + index]
+                        let byte = random[index]
                         out[2 * index] = digits[Int(byte >> 4)]
                         out[2 * index + 1] = digits[Int(byte & 0x0F)]
                     }

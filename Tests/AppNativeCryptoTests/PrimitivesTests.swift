@@ -55,6 +55,32 @@ struct PrimitivesTests {
         #expect(buffer.filter { $0 == 0 }.count < 1_000)
     }
 
+    @Test("RandomBytePool: every draw is fresh, across refills, and sized as asked")
+    func randomBytePool() {
+        var pool = RandomBytePool(capacity: 48)
+        var draws = [[UInt8]]()
+        for count in [16, 16, 10, 16, 0, 48, 16, 16, 16, 7] {
+            let drawn = pool.draw(count) { Array($0) }
+            #expect(drawn.count == count)
+            if count >= 16 { draws.append(drawn) }
+        }
+        // 16 random bytes repeating would mean a draw handed out twice (or a refill that did not happen).
+        let prefixes = draws.map { Array($0.prefix(16)) }
+        #expect(Set(prefixes).count == prefixes.count)
+        var ids = Set<[UInt8]>()
+        var large = RandomBytePool()
+        for _ in 0..<5000 { ids.insert(large.draw(16) { Array($0) }) }
+        #expect(ids.count == 5000)
+    }
+
+    @Test("a RandomBytePool draw larger than its capacity traps")
+    func oversizedDrawTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var pool = RandomBytePool(capacity: 16)
+            _ = pool.draw(17) { $0.count }
+        }
+    }
+
     @Test("a negative random byte count traps")
     func negativeCountTraps() async {
         await #expect(processExitsWith: .failure) {
