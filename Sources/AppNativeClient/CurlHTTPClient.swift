@@ -21,6 +21,7 @@ public final class CurlHTTPClient: HTTPFetching, Sendable {
     /// The `User-Agent` sent when a request does not set its own.
     public let userAgent: String
     private let engine: CurlEngine
+    private let origins = OriginMemo()
 
     /// Creates a client and starts its worker thread.
     ///
@@ -46,7 +47,7 @@ public final class CurlHTTPClient: HTTPFetching, Sendable {
     ///   `.transport` from the exchange; `.cancelled` when the calling task is cancelled;
     ///   `.shutDown` after `shutdown()`. Any HTTP status is a response.
     public func send(_ request: HTTPRequest) async throws(ClientError) -> HTTPResponse {
-        let prepared = try PreparedRequest(request, userAgent: userAgent)
+        let prepared = try PreparedRequest(request, userAgent: userAgent, origins: origins)
         let engine = engine
         let id = engine.register()
         defer { engine.forget(id) }

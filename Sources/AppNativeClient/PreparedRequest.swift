@@ -39,14 +39,16 @@ struct PreparedRequest: Sendable {
     /// Methods that carry content; sent with an empty body when none is given.
     static let methodsWithContent: Set<String> = ["POST", "PUT", "PATCH"]
 
-    init(_ request: HTTPRequest, userAgent: String) throws(ClientError) {
+    /// - Parameter origins: the client's memo of the last checked origin; `nil` checks the URL in full.
+    init(_ request: HTTPRequest, userAgent: String, origins: OriginMemo? = nil) throws(ClientError) {
         guard !request.url.utf8.contains(0) else {
             throw ClientError(.invalidURL, reason: "URL contains a NUL byte")
         }
-        target = try URLPolicy.outboundTarget(
-            url: request.url,
-            allowsCleartextOnLoopback: request.allowsCleartextOnLoopback
-        )
+        if let origins {
+            target = try origins.target(for: request.url, allowsCleartextOnLoopback: request.allowsCleartextOnLoopback)
+        } else {
+            target = try URLPolicy.outboundTarget(url: request.url, allowsCleartextOnLoopback: request.allowsCleartextOnLoopback)
+        }
         url = request.url
         if let proxyURL = request.proxyURL {
             guard !proxyURL.utf8.contains(0) else {
