@@ -36,6 +36,12 @@ public final class EventLoop: @unchecked Sendable {
     private let stopRequested = Locked(false)
     private var thread: pthread_t?
     private var endOfIteration: [DeferredWork] = []
+    // Spare storage for the two queues drained every iteration (loop thread only): a drained
+    // batch's array is emptied in place and swapped back in, so draining allocates nothing.
+    // (Handing the queue's array out and then `removeAll(keepingCapacity:)` on it allocated a
+    // fresh buffer of the whole capacity on every drain: two per request.)
+    private var spareEndOfIteration: [DeferredWork] = []
+    private var sparePending: [@Sendable () -> Void] = []
 
     /// Wake-ups use the generation 0 slot, which no registration ever gets.
     private static let wakeData: UInt64 = 0
@@ -121,8 +127,14 @@ public final class EventLoop: @unchecked Sendable {
 
     private func drainEndOfIteration() {
         while !endOfIteration.isEmpty {
-            let batch = endOfIteration
-            endOfIteration.removeAll(keepingCapacity: true)
+            // The batch is a local, so work that queues more (or a nested drain) cannot reach it.
+            var batch = spareEndOfIteration
+            spareEndOfIteration = []
+            swap(&batch, &endOfIteration)
+            defer {
+                batch.removeAll(keepingCapacity: true)
+                spareEndOfIteration = batch
+            }
             for item in batch {
                 switch item {
                 case .closure(let body): body()
@@ -183,11 +195,19 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runPending() {
-        let tasks = pending.withLock { tasks -> [@Sendable () -> Void] in
-            defer { tasks.removeAll(keepingCapacity: true) }
-            return tasks
+        var batch = sparePending
+        sparePending = []
+        // Most iterations find nothing: then nothing is swapped and the spare goes back as it was.
+        let hasTasks = pending.withLock { tasks -> Bool in
+            guard !tasks.isEmpty else { return false }
+            swap(&tasks, &batch)
+            return true
         }
-        for task in tasks { task() }
+        if hasTasks {
+            for task in batch { task() }
+            batch.removeAll(keepingCapacity: true)
+        }
+        sparePending = batch
         drainEndOfIteration()
     }
 

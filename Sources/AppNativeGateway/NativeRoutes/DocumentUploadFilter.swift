@@ -118,8 +118,11 @@ final class DocumentUploadFilter: RequestBodyFilter {
 
     private func release() -> [UInt8] {
         guard isCommitted, !output.isEmpty else { return [] }
-        defer { output.removeAll(keepingCapacity: true) }
-        return output
+        // Handed over whole: keeping the capacity would allocate a second buffer of that size
+        // right away (the returned array still shares this one).
+        var released: [UInt8] = []
+        swap(&released, &output)
+        return released
     }
 
     // MARK: Answers
