@@ -15,7 +15,10 @@ public struct LogFields: Sendable {
             switch (index, newValue) {
             case (let index?, let value?): pairs[index].value = value
             case (let index?, nil): pairs.remove(at: index)
-            case (nil, let value?): pairs.append((key, value))
+            case (nil, let value?):
+                // Room for the usual few at once rather than growing one pair at a time.
+                if pairs.capacity == 0 { pairs.reserveCapacity(4) }
+                pairs.append((key, value))
             case (nil, nil): break
             }
         }

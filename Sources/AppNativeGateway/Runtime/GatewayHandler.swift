@@ -16,10 +16,34 @@ final class GatewayHandler: HTTPExchangeHandler {
     private let metrics: IdentityMetrics
     private let logger: Logger
     /// Exchanges waiting for a key reload, by ticket (loop-owned).
-    private var waiting: [Int: (HTTPExchange, (VerifiedIdentity, Bool) -> Void)] = [:]
+    private var waiting: [Int: (HTTPExchange, Admission)] = [:]
     private var nextTicket = 0
     /// Exchanges waiting for the authorization hook, by ticket (loop-owned).
-    private var waitingForHook: [Int: (HTTPExchange, (HTTPHeaders) -> Void)] = [:]
+    private var waitingForHook: [Int: (HTTPExchange, Admitted)] = [:]
+
+    /// Where a request goes once authenticated, decided by `serve` before its credentials are
+    /// looked at and carried through authentication (and authorization). The steps are methods
+    /// handed this value rather than nested closures: an escaping closure allocates its context
+    /// on every request even when the step answers at once, as it does unless a key reload or
+    /// the authorization hook has to be waited for.
+    private enum Admission {
+        /// The upstream, or a native route: the Origin rule and authorization first.
+        case upstream(path: String, nativeRoute: NativeRoute?)
+        /// `<AUTH_PATH_PREFIX>session`, `me`, `verify`: answered by the gateway itself.
+        case endpoint(AuthEndpoint)
+    }
+
+    private enum AuthEndpoint {
+        case session, me, verify
+    }
+
+    /// A request for the upstream with its verified identity, on its way through authorization.
+    private struct Admitted {
+        let path: String
+        let nativeRoute: NativeRoute?
+        let identity: VerifiedIdentity
+        let refreshesCookie: Bool
+    }
 
     /// The apple-app-site-association document when `APPLE_APP_IDS` is set (else the upstream's).
     private let appSiteAssociation: [UInt8]?
@@ -84,53 +108,74 @@ final class GatewayHandler: HTTPExchangeHandler {
                 return
             }
         }
-        authenticate(exchange) { [self] identity, refreshesCookie in
+        authenticate(exchange, .upstream(path: path, nativeRoute: nativeRoute))
+    }
+
+    /// After authentication: an endpoint answers; a request for the upstream meets the Origin
+    /// rule, then authorization.
+    private func authenticated(
+        _ exchange: HTTPExchange, _ admission: Admission, _ identity: VerifiedIdentity, refreshesCookie: Bool
+    ) {
+        switch admission {
+        case .endpoint(let endpoint):
+            answer(endpoint, exchange, identity, refreshesCookie: refreshesCookie)
+        case .upstream(let path, let nativeRoute):
             guard originAllowed(exchange, identity: identity) else {
                 metrics.outcome("rejected", reason: "origin")
                 exchange.respondJSONError(status: 403, detail: "Origin not allowed")
                 return
             }
-            authorize(exchange, identity, path: path) { [self] authorizedHeaders in
-                let rendered = rendered(identity, issuingCookie: refreshesCookie)
-                exchange.extraResponseHeaders.append(contentsOf: rendered.setCookie)
-                var headers = rendered.identity
-                headers.append(contentsOf: authorizedHeaders)
-                if let nativeRoute {
-                    serveNative(nativeRoute, exchange, identityHeaders: headers)
-                    return
-                }
-                proxy.forward(
-                    exchange,
-                    extraHeaders: headers,
-                    strippedCookie: cookieName,
-                    keepsAuthorization: settings.passesAuthorization
-                )
-                closeWhenCredentialExpires(exchange, identity: identity)
-            }
+            authorize(
+                exchange,
+                Admitted(path: path, nativeRoute: nativeRoute, identity: identity, refreshesCookie: refreshesCookie))
         }
+    }
+
+    /// After authorization: the identity fields (and the hook's) to the upstream, the session
+    /// cookie to the client, then the native route or the proxy.
+    private func authorized(_ exchange: HTTPExchange, _ admitted: Admitted, hookHeaders: HTTPHeaders) {
+        let identity = admitted.identity
+        let rendered = rendered(identity, issuingCookie: admitted.refreshesCookie)
+        exchange.extraResponseHeaders.append(contentsOf: rendered.setCookie)
+        var headers = rendered.identity
+        headers.append(contentsOf: hookHeaders)
+        if let nativeRoute = admitted.nativeRoute {
+            serveNative(nativeRoute, exchange, identityHeaders: headers)
+            return
+        }
+        proxy.forward(
+            exchange,
+            extraHeaders: headers,
+            strippedCookie: cookieName,
+            keepsAuthorization: settings.passesAuthorization
+        )
+        closeWhenCredentialExpires(exchange, identity: identity)
     }
 
     // MARK: Authorization
 
     /// The access policy, then the authorization hook (cached per object id, else asked off the
     /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (auth.md §7).
-    private func authorize(_ exchange: HTTPExchange, _ identity: VerifiedIdentity, path: String, next: @escaping (HTTPHeaders) -> Void) {
-        if let policy = settings.accessPolicy, !policy.allows(identity.user, method: exchange.request.method, path: path) {
+    private func authorize(_ exchange: HTTPExchange, _ admitted: Admitted) {
+        let identity = admitted.identity
+        if let policy = settings.accessPolicy,
+            !policy.allows(identity.user, method: exchange.request.method, path: admitted.path)
+        {
             metrics.outcome("rejected", reason: "policy")
             reject(exchange, .notAllowed)
             return
         }
         guard let hook = settings.authorizationHook else {
-            next(HTTPHeaders())
+            authorized(exchange, admitted, hookHeaders: HTTPHeaders())
             return
         }
         if let decision = hook.cachedDecision(for: identity.user.objectID) {
-            apply(decision, exchange, next)
+            apply(decision, exchange, admitted)
             return
         }
         nextTicket += 1
         let ticket = nextTicket
-        waitingForHook[ticket] = (exchange, next)
+        waitingForHook[ticket] = (exchange, admitted)
         let handler = LoopBound(self)
         let loop = exchange.loop
         let fields = identityHeaders(identity).map { HTTPHeaderField(name: $0.name, value: $0.value) }
@@ -142,16 +187,16 @@ final class GatewayHandler: HTTPExchangeHandler {
     }
 
     private func resumeHook(ticket: Int, with decision: AuthorizationHook.Decision) {
-        guard let (exchange, next) = waitingForHook.removeValue(forKey: ticket), !exchange.isAborted else { return }
-        apply(decision, exchange, next)
+        guard let (exchange, admitted) = waitingForHook.removeValue(forKey: ticket), !exchange.isAborted else { return }
+        apply(decision, exchange, admitted)
     }
 
-    private func apply(_ decision: AuthorizationHook.Decision, _ exchange: HTTPExchange, _ next: (HTTPHeaders) -> Void) {
+    private func apply(_ decision: AuthorizationHook.Decision, _ exchange: HTTPExchange, _ admitted: Admitted) {
         switch decision {
         case .allow(let fields):
             var headers = HTTPHeaders()
             for field in fields { headers.add(name: field.name, value: field.value) }
-            next(headers)
+            authorized(exchange, admitted, hookHeaders: headers)
         case .deny:
             metrics.outcome("rejected", reason: "not_allowed")
             reject(exchange, .notAllowed)
@@ -199,8 +244,9 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     // MARK: Authentication
 
-    /// Resolves credentials; on success calls `next` on this loop, otherwise answers the rejection.
-    private func authenticate(_ exchange: HTTPExchange, next: @escaping (VerifiedIdentity, Bool) -> Void) {
+    /// Resolves credentials; on success goes on to `authenticated` on this loop, otherwise answers
+    /// the rejection.
+    private func authenticate(_ exchange: HTTPExchange, _ admission: Admission) {
         let outcome = settings.authenticator.authenticateImmediately(headers: exchange.request.headers)
         if case .mustWait(let token) = outcome {
             // The token's kid is unknown: wait for the shared JWKS reload off the loop, then
@@ -209,7 +255,7 @@ final class GatewayHandler: HTTPExchangeHandler {
             metrics.waits.increment()
             nextTicket += 1
             let ticket = nextTicket
-            waiting[ticket] = (exchange, next)
+            waiting[ticket] = (exchange, admission)
             let handler = LoopBound(self)
             let loop = exchange.loop
             let authenticator = settings.authenticator
@@ -219,21 +265,21 @@ final class GatewayHandler: HTTPExchangeHandler {
             }
             return
         }
-        finish(outcome, exchange, next)
+        finish(outcome, exchange, admission)
     }
 
     private func resume(ticket: Int, with outcome: AuthenticationOutcome) {
-        guard let (exchange, next) = waiting.removeValue(forKey: ticket), !exchange.isAborted else { return }
-        finish(outcome, exchange, next)
+        guard let (exchange, admission) = waiting.removeValue(forKey: ticket), !exchange.isAborted else { return }
+        finish(outcome, exchange, admission)
     }
 
-    private func finish(_ outcome: AuthenticationOutcome, _ exchange: HTTPExchange, _ next: (VerifiedIdentity, Bool) -> Void) {
+    private func finish(_ outcome: AuthenticationOutcome, _ exchange: HTTPExchange, _ admission: Admission) {
         switch outcome {
         case .authenticated(let identity, let refreshesCookie):
             metrics.authenticated(by: identity.method)
             exchange.logFields["user.oid"] = identity.user.objectID
             exchange.logFields["auth.method"] = identity.method.rawValue
-            next(identity, refreshesCookie)
+            authenticated(exchange, admission, identity, refreshesCookie: refreshesCookie)
         case .rejected(let rejection):
             metrics.outcome("rejected", reason: rejection.reason)
             exchange.logFields["auth.reason"] = rejection.reason
@@ -385,43 +431,51 @@ final class GatewayHandler: HTTPExchangeHandler {
                 reject(exchange, AuthRejectionTable.notAuthenticated)
                 return
             }
-            guard let cookies = settings.authenticator.cookies else {
+            guard settings.authenticator.cookies != nil else {
                 exchange.respondJSONError(status: 404, detail: "Sessions are not configured")
                 return
             }
-            authenticate(exchange) { identity, _ in
-                exchange.respond(status: 204, headers: [
-                    "Set-Cookie": cookies.setCookieHeader(for: identity.user), "Cache-Control": "no-store",
-                ])
-            }
+            authenticate(exchange, .endpoint(.session))
         case "me":
-            authenticate(exchange) { [self] identity, refreshesCookie in
-                if refreshesCookie, let cookies = settings.authenticator.cookies {
-                    exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
-                }
-                exchange.respond(
-                    status: 200,
-                    headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                    body: Array(Self.meDocument(identity).utf8)
-                )
-            }
+            authenticate(exchange, .endpoint(.me))
         case "verify":
-            // Forward-auth (nginx auth_request, Traefik ForwardAuth, Caddy forward_auth):
-            // 200 with the identity headers, or the rejection.
-            authenticate(exchange) { [self] identity, _ in
-                var headers = identityHeaders(identity)
-                // Every header of the profile, empty when the identity has no value: a front proxy
-                // copying a header the answer lacks would otherwise pass on whatever the client sent
-                // under that name, or (Caddy 2.6) its own unreplaced placeholder text.
-                for name in Self.optionalIdentityHeaders[settings.profile] ?? [] where !headers.contains(name) {
-                    headers.add(name: name, value: "")
-                }
-                headers.add(name: "Cache-Control", value: "no-store")
-                headers.add(name: "Content-Length", value: "0")
-                exchange.respond(status: 200, headers: headers)
-            }
+            authenticate(exchange, .endpoint(.verify))
         default:
             exchange.respondJSONError(status: 404, detail: "Not Found")
+        }
+    }
+
+    /// The answer of an endpoint to an authenticated request.
+    private func answer(_ endpoint: AuthEndpoint, _ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {
+        switch endpoint {
+        case .session:
+            // `serveEndpoint` checked that sessions are configured.
+            guard let cookies = settings.authenticator.cookies else { return }
+            exchange.respond(status: 204, headers: [
+                "Set-Cookie": cookies.setCookieHeader(for: identity.user), "Cache-Control": "no-store",
+            ])
+        case .me:
+            if refreshesCookie, let cookies = settings.authenticator.cookies {
+                exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
+            }
+            exchange.respond(
+                status: 200,
+                headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                body: Array(Self.meDocument(identity).utf8)
+            )
+        case .verify:
+            // Forward-auth (nginx auth_request, Traefik ForwardAuth, Caddy forward_auth):
+            // 200 with the identity headers, or the rejection.
+            var headers = identityHeaders(identity)
+            // Every header of the profile, empty when the identity has no value: a front proxy
+            // copying a header the answer lacks would otherwise pass on whatever the client sent
+            // under that name, or (Caddy 2.6) its own unreplaced placeholder text.
+            for name in Self.optionalIdentityHeaders[settings.profile] ?? [] where !headers.contains(name) {
+                headers.add(name: name, value: "")
+            }
+            headers.add(name: "Cache-Control", value: "no-store")
+            headers.add(name: "Content-Length", value: "0")
+            exchange.respond(status: 200, headers: headers)
         }
     }
 
