@@ -20,6 +20,12 @@ public enum BearerCredential: Sendable {
     /// `token(fromAuthorization:)` on its decoded string. `knownASCII`: the caller already knows
     /// (the parser recorded it), so the bytes are not scanned for it again.
     public static func asciiToken(_ bytes: UnsafeBufferPointer<UInt8>, knownASCII: Bool = false) -> String?? {
+        guard let range = asciiTokenRange(bytes, knownASCII: knownASCII) else { return nil }
+        return .some(range.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) })
+    }
+
+    /// `asciiToken` as the token's position in `bytes`, for callers that can use it in place.
+    public static func asciiTokenRange(_ bytes: UnsafeBufferPointer<UInt8>, knownASCII: Bool = false) -> Range<Int>?? {
         let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
         let count = bytes.count
         guard let base = bytes.baseAddress else { return .some(nil) }
@@ -49,7 +55,7 @@ public enum BearerCredential: Sendable {
         var start = index, end = count
         while start < end, isSpace(bytes[start]) { start += 1 }
         while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+        return .some(start..<end)
     }
 
     private static func unicodeToken(_ header: String) -> String? {

@@ -227,6 +227,62 @@ struct EntraTokenVerifierTests {
         #expect(CredentialKey(String(long.dropLast())) != CredentialKey(long))
     }
 
+    @Test("a borrowed credential key equals and hashes as the string key of the same bytes")
+    func borrowedCredentialKeys() {
+        for credential in ["", "a", String(repeating: "a", count: 100) + "tail", String(repeating: "q", count: 4096),
+                           String(repeating: "z", count: CredentialKey.exactLimit + 1)] {
+            var bytes = Array(credential.utf8)
+            let owned = CredentialKey(credential)
+            bytes.withUnsafeBytes { raw in
+                CredentialKey.withBorrowed(raw) { borrowed in
+                    #expect(borrowed == owned && owned == borrowed, "\(credential.utf8.count) bytes")
+                    #expect(borrowed.hashValue == owned.hashValue, "\(credential.utf8.count) bytes")
+                }
+            }
+            guard !bytes.isEmpty else { continue }
+            bytes[bytes.count / 2] ^= 1
+            bytes.withUnsafeBytes { raw in
+                CredentialKey.withBorrowed(raw) { borrowed in #expect(borrowed != owned, "\(credential.utf8.count) bytes, one changed") }
+            }
+        }
+    }
+
+    @Test("a token given as bytes gets the verdicts of the same token as a string")
+    func verificationFromBytes() async throws {
+        let fixture = try EntraFixture()
+        let token = try fixture.token()
+        func verdict(_ text: String) -> String {
+            var text = text
+            let result = text.withUTF8 { fixture.verifier.verifyImmediately(tokenBytes: UnsafeRawBufferPointer($0)) }
+            switch result {
+            case .verified(let identity): return "verified \(identity.user.objectID)"
+            case .failed(let error): return "failed \(error.code)"
+            case .mustWait: return "wait"
+            }
+        }
+        // The key set loaded through another token; then this one uncached (verified from the
+        // bytes' string), then a cache hit without one.
+        _ = try await fixture.verifier.verify(try fixture.token(["nonce": "warm-up"]))
+        #expect(verdict(token).hasPrefix("verified"))
+        let hits = fixture.tokenCacheHits
+        #expect(verdict(token).hasPrefix("verified"))
+        #expect(fixture.tokenCacheHits == hits + 1)
+        #expect(verdict("not.a.token") == "failed malformed")
+        // An unknown kid asks to wait, as the string entry point does.
+        let other = TestTokenFactory(key: fixture.factory.key, keyID: "unknown-kid")
+        let unknown = try other.token(claims: fixture.claims([:], removing: []), kid: nil)
+        #expect(verdict(unknown) == { () -> String in
+            switch fixture.verifier.verifyImmediately(unknown) {
+            case .mustWait: return "wait"
+            case .failed(let error): return "failed \(error.code)"
+            case .verified: return "verified"
+            }
+        }())
+        // Expired while cached: the hit checks expiry and drops the entry.
+        fixture.time.advance(by: .seconds(3 * 3600))
+        #expect(verdict(token) == "failed expired")
+    }
+
     @Test("a token cache hit never outlives the key that verified it")
     func tokenCacheDiesWithKey() async throws {
         let fixture = try EntraFixture()

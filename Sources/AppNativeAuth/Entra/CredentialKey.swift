@@ -1,4 +1,5 @@
 import AppNativeCrypto
+import Glibc
 
 /// The key of a verified-credential cache entry (tokens and session cookies): the credential
 /// itself, or its SHA-256 when it is longer than `exactLimit` bytes.
@@ -17,9 +18,12 @@ struct CredentialKey: Hashable, Sendable {
     /// Credentials up to this many UTF-8 bytes are their own key.
     static let exactLimit = 4096
 
-    private enum Storage: Hashable, Sendable {
+    private enum Storage: Sendable {
         case exact(String)
         case digest(SHA256Digest)
+        /// Bytes owned by someone else, valid only inside `withBorrowed`: a lookup key that
+        /// builds no `String`. Never stored (a cache only inserts keys made by `init`).
+        case borrowed(address: UInt, count: Int)
     }
 
     private let storage: Storage
@@ -28,19 +32,51 @@ struct CredentialKey: Hashable, Sendable {
         storage = credential.utf8.count <= Self.exactLimit ? .exact(credential) : .digest(SHA256.digest(credential))
     }
 
-    func hash(into hasher: inout Hasher) {
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// `body` with a key equal to `CredentialKey(String(decoding: bytes, as: UTF8.self))`, for
+    /// looking the credential up without building its string. The key must not outlive `body`.
+    static func withBorrowed<Result>(_ bytes: UnsafeRawBufferPointer, _ body: (CredentialKey) -> Result) -> Result {
+        guard bytes.count <= exactLimit else { return body(CredentialKey(storage: .digest(SHA256.digest(bytes)))) }
+        let address = UInt(bitPattern: bytes.baseAddress)
+        return body(CredentialKey(storage: .borrowed(address: address, count: bytes.count)))
+    }
+
+    /// The credential's bytes when the key holds them (not for a digest key).
+    private func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
         switch storage {
         case .exact(let credential):
-            let combineTail = { (bytes: UnsafeBufferPointer<UInt8>, hasher: inout Hasher) in
-                hasher.combine(bytes.count)
-                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(32))))
-            }
-            // Native strings are contiguous; anything else hashes the same bytes from a copy.
-            if credential.utf8.withContiguousStorageIfAvailable({ combineTail($0, &hasher) }) == nil {
-                Array(credential.utf8).withUnsafeBufferPointer { combineTail($0, &hasher) }
-            }
-        case .digest(let digest):
+            var credential = credential
+            return credential.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        case .borrowed(let address, let count):
+            return body(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count))
+        case .digest:
+            return nil
+        }
+    }
+
+    static func == (lhs: CredentialKey, rhs: CredentialKey) -> Bool {
+        if case .digest(let left) = lhs.storage {
+            if case .digest(let right) = rhs.storage { return left == right }
+            return false
+        }
+        return lhs.withBytes { left in
+            rhs.withBytes { right in
+                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            } ?? false
+        } ?? false
+    }
+
+    func hash(into hasher: inout Hasher) {
+        if case .digest(let digest) = storage {
             hasher.combine(digest)
+            return
+        }
+        _ = withBytes { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.suffix(32)))
         }
     }
 }

@@ -57,13 +57,29 @@ public final class EntraTokenVerifier: Sendable {
     /// Verifies `token` without waiting for a key reload.
     public func verifyImmediately(_ token: String) -> ImmediateVerification {
         let key = CredentialKey(token)
-        let now = time.wallSeconds
-        if let cached = tokenCache.entry(for: key) {
-            // Expiry is checked on every hit with the same rule as a fresh verification.
-            if cached.identity.expiresAt > now - policy.leeway.seconds { return .verified(cached.identity) }
-            tokenCache.remove(key)
-            return .failed(AuthError(.expired, "token expired"))
-        }
+        if let cached = cachedVerdict(for: key) { return cached }
+        return verifyUncached(token, cacheKey: key)
+    }
+
+    /// `verifyImmediately` for a token given as its UTF-8 bytes (an `Authorization` field read in
+    /// place): a token already verified is answered without building its `String`, which the app's
+    /// repeated token would otherwise cost on every request.
+    public func verifyImmediately(tokenBytes: UnsafeRawBufferPointer) -> ImmediateVerification {
+        if let cached = CredentialKey.withBorrowed(tokenBytes, cachedVerdict) { return cached }
+        let token = String(decoding: tokenBytes, as: UTF8.self)
+        return verifyUncached(token, cacheKey: CredentialKey(token))
+    }
+
+    /// The verdict for a token in the cache (its expiry checked again), `nil` when it is not there.
+    private func cachedVerdict(for key: CredentialKey) -> ImmediateVerification? {
+        guard let cached = tokenCache.entry(for: key) else { return nil }
+        // Expiry is checked on every hit with the same rule as a fresh verification.
+        if cached.identity.expiresAt > time.wallSeconds - policy.leeway.seconds { return .verified(cached.identity) }
+        tokenCache.remove(key)
+        return .failed(AuthError(.expired, "token expired"))
+    }
+
+    private func verifyUncached(_ token: String, cacheKey key: CredentialKey) -> ImmediateVerification {
         let unverified: UnverifiedJWT
         do {
             unverified = try UnverifiedJWT(token, policy: policy)

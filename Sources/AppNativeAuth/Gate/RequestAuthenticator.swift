@@ -69,24 +69,42 @@ public final class RequestAuthenticator: Sendable {
     /// Resolves a request's fields without waiting: the same rules, with `Authorization` read
     /// in place (its string is built once, for the token) and `Cookie` only read without a token.
     public func authenticateImmediately(headers: HTTPHeaders) -> AuthenticationOutcome {
-        var inPlace: String?? = nil
+        // `.some(nil)`: the ASCII field holds no bearer token; `nil`: not decided in place.
+        var inPlace: AuthenticationOutcome?? = nil
         let hasAuthorization = headers.withFirstValueBytes("Authorization") { value, isASCII in
-            if isASCII { inPlace = BearerCredential.asciiToken(value, knownASCII: true) }
+            guard isASCII, let found = BearerCredential.asciiTokenRange(value, knownASCII: true) else { return }
+            guard let range = found else {
+                inPlace = .some(nil)
+                return
+            }
+            let token = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: value[range]))
+            inPlace = .some(outcome(verifier.verifyImmediately(tokenBytes: token)) {
+                String(decoding: token, as: UTF8.self)
+            })
         }
-        let token: String?
         switch inPlace {
-        case .some(let ascii): token = ascii
-        case nil: token = hasAuthorization ? BearerCredential.token(fromAuthorization: headers.first("Authorization")) : nil
+        case .some(let outcome?): return outcome
+        case .some(nil): return cookieOutcome(headers.values("Cookie"))
+        case nil:
+            if hasAuthorization, let token = BearerCredential.token(fromAuthorization: headers.first("Authorization")) {
+                return verifyImmediately(token)
+            }
+            return cookieOutcome(headers.values("Cookie"))
         }
-        if let token { return verifyImmediately(token) }
-        return cookieOutcome(headers.values("Cookie"))
     }
 
     private func verifyImmediately(_ token: String) -> AuthenticationOutcome {
-        switch verifier.verifyImmediately(token) {
+        outcome(verifier.verifyImmediately(token)) { token }
+    }
+
+    /// The outcome of a verification; `token` is only asked for when the caller must wait.
+    private func outcome(
+        _ verification: EntraTokenVerifier.ImmediateVerification, token: () -> String
+    ) -> AuthenticationOutcome {
+        switch verification {
         case .verified(let identity): return .authenticated(identity, refreshesCookie: cookies != nil)
         case .failed(let error): return .rejected(.invalidToken(error))
-        case .mustWait: return .mustWait(token: token)
+        case .mustWait: return .mustWait(token: token())
         }
     }
 
