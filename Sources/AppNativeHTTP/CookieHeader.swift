@@ -13,22 +13,38 @@ public enum CookieHeader: Sendable {
     public static func values(named name: String, in headers: [String]) -> [String] {
         var found = [String]()
         for header in headers {
-            forEachPair(in: header) { bytes, pair in
-                guard let equals = pair.equals, pair.hasName(name, in: bytes) else { return }
-                var valueStart = equals + 1
-                var valueEnd = pair.end
-                while valueStart < valueEnd, isSpace(bytes[valueStart]) { valueStart += 1 }
-                while valueEnd > valueStart, isSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
-                if valueEnd - valueStart >= 2, bytes[valueStart] == UInt8(ascii: "\""),
-                    bytes[valueEnd - 1] == UInt8(ascii: "\"")
-                {
-                    valueStart += 1
-                    valueEnd -= 1
+            var header = header
+            header.withUTF8 { bytes in
+                forEachValue(named: name, in: bytes) { value in
+                    found.append(String(decoding: value, as: UTF8.self))
+                    return true
                 }
-                found.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
             }
         }
         return found
+    }
+
+    /// Calls `body` with the bytes of each cookie called `name` in one `Cookie` field value, in
+    /// order, until it returns false; the same values `values(named:in:)` reads, without a
+    /// `String` for the field or the value. Not generic on purpose (called across modules).
+    public static func forEachValue(
+        named name: String, in field: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) {
+        var goesOn = true
+        forEachPair(in: field) { bytes, pair in
+            guard goesOn, let equals = pair.equals, pair.hasName(name, in: bytes) else { return }
+            var valueStart = equals + 1
+            var valueEnd = pair.end
+            while valueStart < valueEnd, isSpace(bytes[valueStart]) { valueStart += 1 }
+            while valueEnd > valueStart, isSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
+            if valueEnd - valueStart >= 2, bytes[valueStart] == UInt8(ascii: "\""),
+                bytes[valueEnd - 1] == UInt8(ascii: "\"")
+            {
+                valueStart += 1
+                valueEnd -= 1
+            }
+            goesOn = body(UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
+        }
     }
 
     /// `header` without every cookie called `name`, the other pairs joined by `; `; `nil` when
@@ -73,26 +89,28 @@ public enum CookieHeader: Sendable {
 
     private static func forEachPair(in header: String, _ body: (UnsafeBufferPointer<UInt8>, Pair) -> Void) {
         var header = header
-        header.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return }
-            let count = bytes.count
-            // The offset of the first `byte` in start..<end, or `end`.
-            func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
-                guard start < end, let hit = memchr(base + start, Int32(byte), end - start) else { return end }
-                return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            }
-            var index = 0
-            while index < count {
-                var start = index
-                let separator = find(UInt8(ascii: ";"), from: index, to: count)
-                index = separator + 1
-                var end = separator
-                while start < end, isSpace(bytes[start]) { start += 1 }
-                while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-                guard start < end else { continue }
-                let equals = find(UInt8(ascii: "="), from: start, to: end)
-                body(bytes, Pair(start: start, end: end, equals: equals < end ? equals : nil))
-            }
+        header.withUTF8 { forEachPair(in: $0, body) }
+    }
+
+    private static func forEachPair(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Pair) -> Void) {
+        guard let base = bytes.baseAddress else { return }
+        let count = bytes.count
+        // The offset of the first `byte` in start..<end, or `end`.
+        func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
+            guard start < end, let hit = memchr(base + start, Int32(byte), end - start) else { return end }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        }
+        var index = 0
+        while index < count {
+            var start = index
+            let separator = find(UInt8(ascii: ";"), from: index, to: count)
+            index = separator + 1
+            var end = separator
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            guard start < end else { continue }
+            let equals = find(UInt8(ascii: "="), from: start, to: end)
+            body(bytes, Pair(start: start, end: end, equals: equals < end ? equals : nil))
         }
     }
 

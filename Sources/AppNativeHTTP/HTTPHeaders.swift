@@ -137,6 +137,18 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         }
     }
 
+    /// `withFirstValueBytes` for every field named `name`, in order, while `body` returns true
+    /// (the `Cookie` fields of a request: looked up in place on every request that carries one).
+    public func forEachValueBytes(_ name: String, _ body: (_ value: UnsafeBufferPointer<UInt8>, _ isASCII: Bool) -> Bool) {
+        Self.withBytes(of: name) { query in
+            bytes.withUnsafeBufferPointer { storage in
+                for entry in entries where Self.nameMatches(storage, entry, query) {
+                    guard body(Self.valueBytes(storage, entry), !entry.hasHighBytes) else { return }
+                }
+            }
+        }
+    }
+
     /// The first `Content-Length` as a decimal number, read from the field bytes (no `String` per
     /// response); nil when absent, empty, not all digits, or over 18 digits. Received heads were
     /// already checked by the parser; this reads heads the server itself is about to send.

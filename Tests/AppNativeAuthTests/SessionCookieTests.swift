@@ -177,6 +177,35 @@ struct SessionCookieTests {
         let value = try readCase.cookie()
         let identity = codec.identity(fromCookieHeaders: ["other=1; bms_session=\(value); more=2"])
         #expect((identity != nil) == readCase.isValid, "\(readCase.name)")
+        // The field read in place gives the same verdict, uncached and then (if valid) cached.
+        for round in ["uncached", "cached"] {
+            let fresh = round == "uncached" ? try Self.codec() : codec
+            var field = Array("other=1; bms_session=\(value); more=2".utf8)
+            let inPlace = field.withUnsafeMutableBufferPointer { fresh.identity(fromCookieField: UnsafeBufferPointer($0)) }
+            #expect((inPlace != nil) == readCase.isValid, "\(readCase.name), field bytes, \(round)")
+        }
+    }
+
+    @Test("a field read in place: quotes, repeats, expiry and the order of same-named cookies")
+    func fieldBytes() throws {
+        let time = ManualTimeSource(wallSeconds: Self.now)
+        let codec = try Self.codec(time: time)
+        let valid = codec.value(for: Self.user)
+        func read(_ field: String) -> VerifiedIdentity? {
+            var bytes = Array(field.utf8)
+            return bytes.withUnsafeMutableBufferPointer { codec.identity(fromCookieField: UnsafeBufferPointer($0)) }
+        }
+        #expect(read("bms_session=\"\(valid)\"")?.user == Self.user)
+        #expect(read("bms_session=bogus; bms_session=\(valid)")?.user == Self.user)
+        #expect(read("bms_session=; bms_session= \(valid) ")?.user == Self.user)
+        #expect(read("xbms_session=\(valid)") == nil)
+        #expect(read("") == nil)
+        #expect(read("bms_session") == nil)
+        // Cached, then expired: the cached entry is checked and dropped, as the string path does.
+        #expect(read("bms_session=\(valid)") != nil)
+        time.advance(by: .seconds(28800 + 31))
+        #expect(read("bms_session=\(valid)") == nil)
+        #expect(codec.identity(fromCookieHeaders: ["bms_session=\(valid)"]) == nil)
     }
 
     @Test("rotation: cookies of the previous secret are read; new cookies use the first")

@@ -21,6 +21,31 @@ struct HeadersTests {
         #expect(!HTTPHeaders.nameEquals("@", "`"))
     }
 
+    @Test("every value of a name as bytes, in order, with its ASCII flag, until the body stops")
+    func everyValueAsBytes() {
+        var headers = HTTPHeaders()
+        headers.add(name: "Cookie", value: "a=1")
+        headers.add(name: "Other", value: "x")
+        headers.add(name: "cookie", value: "b=\u{E9}")
+        headers.add(name: "COOKIE", value: "c=3")
+        var seen: [(String, Bool)] = []
+        headers.forEachValueBytes("Cookie") { value, isASCII in
+            seen.append((String(decoding: value, as: Unicode.ASCII.self), isASCII))
+            return true
+        }
+        #expect(seen.map(\.0) == ["a=1", "b=\u{FFFD}", "c=3"])
+        #expect(seen.map(\.1) == [true, false, true])
+        var first: [String] = []
+        headers.forEachValueBytes("cookie") { value, _ in
+            first.append(String(decoding: value, as: UTF8.self))
+            return false
+        }
+        #expect(first == ["a=1"])
+        var none = 0
+        headers.forEachValueBytes("Missing") { _, _ in none += 1; return true }
+        #expect(none == 0)
+    }
+
     @Test("values are normalised on insertion: controls become SP, outer whitespace goes")
     func valueNormalisation() {
         var headers = HTTPHeaders()

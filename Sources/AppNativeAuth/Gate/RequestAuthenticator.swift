@@ -84,13 +84,32 @@ public final class RequestAuthenticator: Sendable {
         }
         switch inPlace {
         case .some(let outcome?): return outcome
-        case .some(nil): return cookieOutcome(headers.values("Cookie"))
+        case .some(nil): return cookieOutcome(headers)
         case nil:
             if hasAuthorization, let token = BearerCredential.token(fromAuthorization: headers.first("Authorization")) {
                 return verifyImmediately(token)
             }
-            return cookieOutcome(headers.values("Cookie"))
+            return cookieOutcome(headers)
         }
+    }
+
+    /// The cookie path on a request's fields: each `Cookie` field read in place, unless one holds
+    /// obs-text, which the string path reads exactly as before.
+    private func cookieOutcome(_ headers: HTTPHeaders) -> AuthenticationOutcome {
+        guard let cookies else { return .rejected(.notAuthenticated) }
+        var identity: VerifiedIdentity?
+        var needsStrings = false
+        headers.forEachValueBytes("Cookie") { field, isASCII in
+            guard isASCII else {
+                needsStrings = true
+                return false
+            }
+            identity = cookies.identity(fromCookieField: field)
+            return identity == nil
+        }
+        if needsStrings { return cookieOutcome(headers.values("Cookie")) }
+        guard let identity else { return .rejected(.notAuthenticated) }
+        return .authenticated(identity, refreshesCookie: false)
     }
 
     private func verifyImmediately(_ token: String) -> AuthenticationOutcome {

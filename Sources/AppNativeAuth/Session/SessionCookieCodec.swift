@@ -102,6 +102,29 @@ public final class SessionCookieCodec: Sendable {
         return nil
     }
 
+    /// `identity(fromCookieHeaders:)` for one `Cookie` field given as its bytes: a cookie already
+    /// verified is answered without building a `String` for the field or the value. The caller
+    /// passes only fields without obs-text (those go through the string entry point).
+    public func identity(fromCookieField field: UnsafeBufferPointer<UInt8>) -> VerifiedIdentity? {
+        var found: VerifiedIdentity?
+        CookieHeader.forEachValue(named: settings.name, in: field) { value in
+            let bytes = UnsafeRawBufferPointer(value)
+            guard !bytes.isEmpty else { return true }
+            let now = time.wallSeconds
+            let outcome = CredentialKey.withBorrowed(bytes) { key in cachedIdentity(for: key, now: now) }
+            switch outcome {
+            case .some(.success(let identity)):
+                found = identity
+            case .some(.failure):
+                break  // expired: the next cookie of that name may still do
+            case nil:
+                found = try? verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now)
+            }
+            return found == nil
+        }
+        return found
+    }
+
     /// Verifies one cookie value.
     ///
     /// - Throws: `AuthError` naming the failed check (for `cookie inspect` and logs); callers on the
@@ -109,15 +132,24 @@ public final class SessionCookieCodec: Sendable {
     public func identity(fromValue value: String) throws(AuthError) -> VerifiedIdentity {
         guard !value.isEmpty else { throw AuthError(.notAuthenticated, "session cookie empty") }
         let now = time.wallSeconds
-        let key = CredentialKey(value)
-        if let cached = verified.identity(for: key) {
-            if cached.expiresAt > now - Self.leeway.seconds { return cached }
-            verified.remove(key)
-            throw AuthError(.expired, "session cookie expired")
-        }
+        if let cached = cachedIdentity(for: CredentialKey(value), now: now) { return try cached.get() }
+        return try verifiedAndCached(value, now: now)
+    }
+
+    /// Verifies a cookie value the cache does not hold, and caches it.
+    private func verifiedAndCached(_ value: String, now: Double) throws(AuthError) -> VerifiedIdentity {
         let identity = try verify(value, now: now)
-        verified.insert(identity, for: key)
+        verified.insert(identity, for: CredentialKey(value))
         return identity
+    }
+
+    /// The identity of a cookie in the verified cache (expiry checked again; an expired entry is
+    /// dropped), `nil` when it is not there.
+    private func cachedIdentity(for key: CredentialKey, now: Double) -> Result<VerifiedIdentity, AuthError>? {
+        guard let cached = verified.identity(for: key) else { return nil }
+        if cached.expiresAt > now - Self.leeway.seconds { return .success(cached) }
+        verified.remove(key)
+        return .failure(AuthError(.expired, "session cookie expired"))
     }
 
     private func verify(_ value: String, now: Double) throws(AuthError) -> VerifiedIdentity {
