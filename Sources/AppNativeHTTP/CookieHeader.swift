@@ -51,8 +51,22 @@ public enum CookieHeader: Sendable {
     /// nothing is left. A pair without `=` is kept as it is.
     public static func removing(_ name: String, from header: String) -> String? {
         var kept = [UInt8]()
-        forEachPair(in: header) { bytes, pair in
-            if pair.equals != nil, pair.hasName(name, in: bytes) { return }
+        var header = header
+        header.withUTF8 { _ = appendRemaining(of: $0, removing: name, to: &kept) }
+        return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
+    }
+
+    /// `removing(_:from:)` on one field's bytes, appending what is kept to `kept` (after `; ` when
+    /// `kept` is not empty), so several `Cookie` fields join into one value without a `String`.
+    /// Returns whether a cookie called `name` was there.
+    @discardableResult
+    public static func appendRemaining(of field: UnsafeBufferPointer<UInt8>, removing name: String, to kept: inout [UInt8]) -> Bool {
+        var removed = false
+        forEachPair(in: field) { bytes, pair in
+            if pair.equals != nil, pair.hasName(name, in: bytes) {
+                removed = true
+                return
+            }
             if kept.isEmpty {
                 kept.reserveCapacity(bytes.count)
             } else {
@@ -61,7 +75,7 @@ public enum CookieHeader: Sendable {
             }
             kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.start..<pair.end]))
         }
-        return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
+        return removed
     }
 
     /// One non-empty `name=value` (or bare) element, trimmed of SP and HTAB at both ends.

@@ -92,11 +92,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
             host: head.headers.first("Host")
         )
         if !keepsAuthorization { head.headers.remove("Authorization") }
-        if let strippedCookie, head.headers.contains("Cookie") {
-            let remaining = head.headers.values("Cookie").compactMap { CookieHeader.removing(strippedCookie, from: $0) }
-            head.headers.remove("Cookie")
-            if !remaining.isEmpty { head.headers.add(name: "Cookie", value: remaining.joined(separator: "; ")) }
-        }
+        if let strippedCookie { Self.strip(strippedCookie, from: &head.headers) }
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
         head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(
@@ -104,6 +100,30 @@ public final class ProxyHandler: HTTPExchangeHandler {
         )
         active[ObjectIdentifier(exchange)] = proxy
         proxy.start()
+    }
+
+    /// Removes the cookie called `name` from the `Cookie` fields, which are joined into one (or
+    /// dropped when nothing is left). Read in place: a request without that cookie is left as it
+    /// is, and ASCII fields (all in practice) are rebuilt from their bytes without a `String`.
+    static func strip(_ name: String, from headers: inout HTTPHeaders) {
+        var kept: [UInt8] = []
+        var found = false
+        var allASCII = true
+        headers.forEachValueBytes("Cookie") { field, isASCII in
+            allASCII = allASCII && isASCII
+            if CookieHeader.appendRemaining(of: field, removing: name, to: &kept) { found = true }
+            return true
+        }
+        guard found else { return }
+        guard allASCII else {
+            // obs-text: through strings, transcoded exactly as `add(name:value:)` does.
+            let remaining = headers.values("Cookie").compactMap { CookieHeader.removing(name, from: $0) }
+            headers.remove("Cookie")
+            if !remaining.isEmpty { headers.add(name: "Cookie", value: remaining.joined(separator: "; ")) }
+            return
+        }
+        headers.remove("Cookie")
+        if !kept.isEmpty { kept.withUnsafeBufferPointer { headers.add(name: "Cookie", valueBytes: $0) } }
     }
 
     public func exchangeDidEnd(_ exchange: HTTPExchange) {
