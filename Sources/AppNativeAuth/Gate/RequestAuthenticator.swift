@@ -66,8 +66,9 @@ public final class RequestAuthenticator: Sendable {
         return cookieOutcome(cookieHeaders)
     }
 
-    /// Resolves a request's fields without waiting: the same rules, with `Authorization` read
-    /// in place (its string is built once, for the token) and `Cookie` only read without a token.
+    /// Resolves a request's fields without waiting: the same rules, with `Authorization` and
+    /// `Cookie` read in place (a `String` is built only for a credential not verified before, or
+    /// a field with obs-text) and `Cookie` only read without a token.
     public func authenticateImmediately(headers: HTTPHeaders) -> AuthenticationOutcome {
         // `.some(nil)`: the ASCII field holds no bearer token; `nil`: not decided in place.
         var inPlace: AuthenticationOutcome?? = nil
