@@ -23,11 +23,7 @@ struct HeadersTests {
 
     @Test("every value of a name as bytes, in order, with its ASCII flag, until the body stops")
     func everyValueAsBytes() {
-        var headers = HTTPHeaders()
-        headers.add(name: "Cookie", value: "a=1")
-        headers.add(name: "Other", value: "x")
-        headers.add(name: "cookie", value: "b=\u{E9}")
-        headers.add(name: "COOKIE", value: "c=3")
+        let headers: HTTPHeaders = ["Cookie": "a=1", "Other": "x", "cookie": "b=\u{E9}", "COOKIE": "c=3"]
         var seen: [(String, Bool)] = []
         headers.forEachValueBytes("Cookie") { value, isASCII in
             seen.append((String(decoding: value, as: Unicode.ASCII.self), isASCII))
