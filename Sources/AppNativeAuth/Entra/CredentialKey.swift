@@ -1,5 +1,4 @@
 import AppNativeCrypto
-import Glibc
 
 /// The key of a verified-credential cache entry (tokens and session cookies): the credential
 /// itself, or its SHA-256 when it is longer than `exactLimit` bytes.
@@ -62,11 +61,7 @@ struct CredentialKey: Hashable, Sendable {
             if case .digest(let right) = rhs.storage { return left == right }
             return false
         }
-        return lhs.withBytes { left in
-            rhs.withBytes { right in
-                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
-            } ?? false
-        } ?? false
+        return lhs.withBytes { left in rhs.withBytes { right in haveSameBytes(left, right) } ?? false } ?? false
     }
 
     func hash(into hasher: inout Hasher) {

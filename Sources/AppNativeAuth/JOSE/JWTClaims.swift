@@ -1,5 +1,4 @@
 public import AppNativeJSON
-import Glibc
 
 /// The verified claims of a JWT, with typed readers.
 ///
@@ -30,14 +29,14 @@ public struct JWTClaims: Sendable {
     /// in UTF-8: RFC 7519 §2 StringOrURI values are compared without any normalisation); `nil`
     /// when the claim is absent or not a string. Builds no `String` for the claim.
     public func string(_ name: String, isOneOf candidates: [String]) -> Bool? {
-        view.withStringBytes(name) { claim in
-            candidates.contains { candidate in
-                var candidate = candidate
-                return candidate.withUTF8 { wanted in
-                    wanted.count == claim.count
-                        && (wanted.isEmpty || memcmp(wanted.baseAddress!, claim.baseAddress!, wanted.count) == 0)
-                }
-            }
+        view.withStringBytes(name) { Self.isOne(of: candidates, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether `value` (UTF-8) is one of `candidates`, compared byte for byte.
+    static func isOne(of candidates: [String], _ value: UnsafeRawBufferPointer) -> Bool {
+        candidates.contains { candidate in
+            var candidate = candidate
+            return candidate.withUTF8 { haveSameBytes(UnsafeRawBufferPointer($0), value) }
         }
     }
 

@@ -167,7 +167,10 @@ public struct UnverifiedJWT: Sendable {
             let matches =
                 claims.string("aud", isOneOf: audiences)
                 ?? claims.stringList("aud").map { values in
-                    values.contains { value in audiences.contains { $0.utf8.elementsEqual(value.utf8) } }
+                    values.contains { value in
+                        var value = value
+                        return value.withUTF8 { JWTClaims.isOne(of: audiences, UnsafeRawBufferPointer($0)) }
+                    }
                 }
             guard matches == true else { throw AuthError(.audience, "claim aud has no allowed audience") }
         }
@@ -194,9 +197,7 @@ public struct UnverifiedJWT: Sendable {
         }
 
         func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
-            guard segment.count == bytes.count else { return false }
-            guard let wanted = bytes.baseAddress else { return true }
-            return segment.withUnsafeBytes { memcmp($0.baseAddress!, wanted, bytes.count) == 0 }
+            segment.withUnsafeBytes { haveSameBytes($0, bytes) }
         }
     }
 
