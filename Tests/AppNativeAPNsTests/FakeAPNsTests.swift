@@ -178,7 +178,10 @@ struct FakeAPNsTests {
         let token = Self.token("60a")
         let result = try await harness.sender.send(try .silent(), to: token, configuration: harness.configuration)
         #expect(result.sent)
-        #expect(result.attempts == 2)
+        // Usually 2. A retry may also go out before libcurl has read the close of the old
+        // connection and die there unseen by the fake (it answers nothing after its GOAWAY);
+        // that costs one more attempt, and the policy's third still lands on a new connection.
+        #expect((2...3).contains(result.attempts))
         let records = try harness.records(token: token)
         #expect(records.count == 2)
         #expect(Set(records.compactMap { $0["headers"]?["apns-id"]?.stringValue }) == [result.apnsID])
