@@ -67,6 +67,13 @@ final class CurlEasy {
         try check(appnative_curl_setopt_write_callback(handle, option, callback), option)
     }
 
+    func setSocketCallbacks(
+        opened: appnative_curl_sockopt_callback, closed: appnative_curl_closesocket_callback
+    ) throws(ClientError) {
+        try check(appnative_curl_setopt_sockopt_callback(handle, opened), CURLOPT_SOCKOPTFUNCTION)
+        try check(appnative_curl_setopt_closesocket_callback(handle, closed), CURLOPT_CLOSESOCKETFUNCTION)
+    }
+
     /// Points the handle at `list` and keeps the list alive as long as the handle.
     func setHeaders(_ list: CurlHeaderList) throws(ClientError) {
         headerList = list

@@ -14,6 +14,9 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     private let handle: UnsafeMutableRawPointer
+    /// Every connection socket of this handle. Released after `curl_multi_cleanup`, which closes
+    /// the cached connections through it.
+    let sockets = CorkedSockets()
 
     init() {
         CurlGlobal.ensureInitialized()
@@ -36,8 +39,13 @@ final class CurlMulti: @unchecked Sendable {
         curl_multi_cleanup(handle)
     }
 
-    func add(_ easy: CurlEasy) -> CURLMcode {
-        curl_multi_add_handle(handle, easy.handle)
+    func add(_ easy: CurlEasy) throws(ClientError) {
+        try sockets.attach(to: easy)
+        let added = curl_multi_add_handle(handle, easy.handle)
+        guard added == CURLM_OK else {
+            throw ClientError(
+                .transport, reason: "curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(added)))")
+        }
     }
 
     func remove(_ easy: CurlEasy) {
@@ -52,10 +60,11 @@ final class CurlMulti: @unchecked Sendable {
         return curl_multi_perform(handle, &running)
     }
 
-    /// Sleeps until a socket is ready, curl's next internal timeout, `wakeUp()`, or
-    /// `timeoutMilliseconds`, whichever comes first.
+    /// Sends what the pass before it wrote, then sleeps until a socket is ready, curl's next
+    /// internal timeout, `wakeUp()`, or `timeoutMilliseconds`, whichever comes first.
     func poll(timeoutMilliseconds: Int32) -> CURLMcode {
-        curl_multi_poll(handle, nil, 0, timeoutMilliseconds, nil)
+        sockets.flush()
+        return curl_multi_poll(handle, nil, 0, timeoutMilliseconds, nil)
     }
 
     /// Interrupts `poll` from any thread. A wake-up sent while the worker is not polling is

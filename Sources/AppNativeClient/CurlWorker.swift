@@ -115,10 +115,10 @@ final class CurlWorker {
             submission.continuation.resume(returning: .failure(error))
             return
         }
-        let added = engine.multi.add(transfer.easy)
-        guard added == CURLM_OK else {
-            let reason = "curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(added)))"
-            submission.continuation.resume(returning: .failure(ClientError(.transport, reason: reason)))
+        do {
+            try engine.multi.add(transfer.easy)
+        } catch {
+            submission.continuation.resume(returning: .failure(error))
             releaseGate(role, lostConnection: true)
             return
         }

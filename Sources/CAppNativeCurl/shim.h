@@ -33,6 +33,19 @@ static inline CURLcode appnative_curl_setopt_write_callback(CURL *handle, CURLop
     return curl_easy_setopt(handle, option, value);
 }
 
+// Socket callbacks (CURLOPT_SOCKOPTFUNCTION, CURLOPT_CLOSESOCKETFUNCTION); their data pointers
+// go through appnative_curl_setopt_pointer.
+typedef int (*appnative_curl_sockopt_callback)(void *context, curl_socket_t socket, curlsocktype purpose);
+typedef int (*appnative_curl_closesocket_callback)(void *context, curl_socket_t socket);
+
+static inline CURLcode appnative_curl_setopt_sockopt_callback(CURL *handle, appnative_curl_sockopt_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
+}
+
+static inline CURLcode appnative_curl_setopt_closesocket_callback(CURL *handle, appnative_curl_closesocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
 // Info returning a long (response code, redirect count).
 static inline CURLcode appnative_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

@@ -139,6 +139,18 @@ int appnative_set_nodelay(int fd) {
     return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+int appnative_set_cork(int fd, int on) {
+    int value = on ? 1 : 0;
+    return setsockopt(fd, IPPROTO_TCP, TCP_CORK, &value, sizeof value);
+}
+
+int appnative_cork(int fd) {
+    int value = 0;
+    socklen_t length = sizeof value;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_CORK, &value, &length) != 0) return -1;
+    return value ? 1 : 0;
+}
+
 int appnative_connect_in_progress(int err) { return err == EINPROGRESS; }
 
 int appnative_socket_error(int fd) {

@@ -40,6 +40,10 @@ int appnative_accept(int listen_fd, struct sockaddr_storage *address, socklen_t 
 int appnative_socket_stream(int family);
 int appnative_set_reuse(int fd, int reuse_port);
 int appnative_set_nodelay(int fd);
+// TCP_CORK on (1) or off (0); turning it off sends what it held at once (tcp(7)).
+int appnative_set_cork(int fd, int on);
+// TCP_CORK's current value (1 or 0), or -1 with errno set.
+int appnative_cork(int fd);
 int appnative_connect_in_progress(int err);
 int appnative_socket_error(int fd);
 

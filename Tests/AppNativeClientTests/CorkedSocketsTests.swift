@@ -1,0 +1,130 @@
+@testable import AppNativeClient
+import Glibc
+import Testing
+
+/// `CorkedSockets` on real loopback sockets: what it tracks, that a flush sends what the cork
+/// held, and that a closed socket is forgotten before its number can be reused.
+@Suite("Corked curl sockets")
+struct CorkedSocketsTests {
+    @Test("a connection socket is corked; a flush sends what it held at once and corks it again")
+    func corkAndFlush() throws {
+        let pair = try LoopbackPair()
+        defer { pair.close() }
+        let sockets = CorkedSockets()
+        sockets.opened(pair.client)
+        #expect(sockets.descriptors == [pair.client])
+        #expect(try cork(of: pair.client) == 1)
+
+        // Corked, these bytes would sit in the kernel for up to 200 ms (tcp(7)); the server
+        // waits 150 ms at most, so only the flush gets them there in time.
+        let bytes: [UInt8] = Array("HEADERS+DATA".utf8)
+        #expect(bytes.withUnsafeBytes { send(pair.client, $0.baseAddress, $0.count, 0) } == bytes.count)
+        sockets.flush()
+        #expect(try pair.receive(count: bytes.count, waitingAtMost: 150) == bytes)
+        #expect(try cork(of: pair.client) == 1)
+
+        #expect(sockets.closed(pair.client) == 0)
+        #expect(sockets.descriptors.isEmpty)
+        pair.clientClosed()
+    }
+
+    @Test("a socket that is not TCP is left alone but still closed")
+    func notTCP() throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        defer { Glibc.close(ends[1]) }
+        let sockets = CorkedSockets()
+        sockets.opened(ends[0])
+        #expect(sockets.descriptors.isEmpty)
+        sockets.flush()
+        #expect(sockets.closed(ends[0]) == 0)
+    }
+
+    @Test("closing one of several sockets flushes only the others afterwards")
+    func closeOneOfTwo() throws {
+        let first = try LoopbackPair()
+        let second = try LoopbackPair()
+        defer {
+            first.close()
+            second.close()
+        }
+        let sockets = CorkedSockets()
+        sockets.opened(first.client)
+        sockets.opened(second.client)
+        #expect(sockets.closed(first.client) == 0)
+        first.clientClosed()
+        #expect(sockets.descriptors == [second.client])
+        let bytes: [UInt8] = [1, 2, 3]
+        #expect(bytes.withUnsafeBytes { send(second.client, $0.baseAddress, $0.count, 0) } == bytes.count)
+        sockets.flush()
+        #expect(try second.receive(count: bytes.count, waitingAtMost: 150) == bytes)
+    }
+
+    private func cork(of socket: Int32) throws -> Int32 {
+        var value: Int32 = -1
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, &length) == 0 else {
+            throw LoopbackPair.Failure(call: "getsockopt(TCP_CORK)")
+        }
+        return value
+    }
+}
+
+/// A connected TCP pair on 127.0.0.1: `client` (the end under test) and the accepted `server`.
+private final class LoopbackPair {
+    struct Failure: Error { var call: String }
+
+    private(set) var client: Int32 = -1
+    let server: Int32
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw Failure(call: "socket") }
+        defer { Glibc.close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(listener, address, length) == 0 && listen(listener, 1) == 0
+                    && getsockname(listener, address, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(call: "bind/listen") }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard client >= 0 else { throw Failure(call: "socket") }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
+        }
+        let server = connected ? accept(listener, nil, nil) : -1
+        guard server >= 0 else {
+            Glibc.close(client)
+            throw Failure(call: "connect/accept")
+        }
+        self.client = client
+        self.server = server
+    }
+
+    /// Reads exactly `count` bytes, failing if they have not all arrived within `milliseconds`.
+    func receive(count: Int, waitingAtMost milliseconds: Int) throws -> [UInt8] {
+        var timeout = timeval(tv_sec: 0, tv_usec: milliseconds * 1000)
+        setsockopt(server, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: count)
+        while received.count < count {
+            let read = buffer.withUnsafeMutableBytes { recv(server, $0.baseAddress, count - received.count, 0) }
+            guard read > 0 else { throw Failure(call: "recv (nothing within \(milliseconds) ms)") }
+            received += buffer[..<read]
+        }
+        return received
+    }
+
+    /// The client end was closed by the code under test.
+    func clientClosed() { client = -1 }
+
+    func close() {
+        if client >= 0 { Glibc.close(client) }
+        Glibc.close(server)
+    }
+}
