@@ -15,7 +15,7 @@ final class CurlEngine: Sendable {
         var continuation: Continuation
     }
 
-    let multi = CurlMulti()
+    let multi: CurlMulti
     private let queue = Locked(SubmissionQueue<Submission>())
     private let exited = DispatchGroup()
 
@@ -25,6 +25,10 @@ final class CurlEngine: Sendable {
     let startedTransfers = Atomic<Int>(0)
     /// Worker threads ever started by this engine (always 1 once running).
     let workerThreadsStarted = Atomic<Int>(0)
+
+    init(batchesWrites: Bool) {
+        multi = CurlMulti(corksSockets: batchesWrites)
+    }
 
     /// Starts the worker thread. It holds the engine, never the client, so dropping the client
     /// can shut the engine down.

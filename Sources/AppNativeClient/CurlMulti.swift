@@ -14,11 +14,13 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     private let handle: UnsafeMutableRawPointer
-    /// Every connection socket of this handle. Released after `curl_multi_cleanup`, which closes
-    /// the cached connections through it.
-    let sockets = CorkedSockets()
+    /// Every connection socket of this handle when it corks them (`CurlHTTPClient`'s
+    /// `batchesWrites`). Released after `curl_multi_cleanup`, which closes the cached
+    /// connections through it.
+    private let corkedSockets: CorkedSockets?
 
-    init() {
+    init(corksSockets: Bool) {
+        corkedSockets = corksSockets ? CorkedSockets() : nil
         CurlGlobal.ensureInitialized()
         guard let handle = curl_multi_init() else {
             preconditionFailure("curl_multi_init failed (out of memory at startup)")
@@ -40,7 +42,7 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     func add(_ easy: CurlEasy) throws(ClientError) {
-        try sockets.attach(to: easy)
+        try corkedSockets?.attach(to: easy)
         let added = curl_multi_add_handle(handle, easy.handle)
         guard added == CURLM_OK else {
             throw ClientError(
@@ -63,7 +65,7 @@ final class CurlMulti: @unchecked Sendable {
     /// Sends what the pass before it wrote, then sleeps until a socket is ready, curl's next
     /// internal timeout, `wakeUp()`, or `timeoutMilliseconds`, whichever comes first.
     func poll(timeoutMilliseconds: Int32) -> CURLMcode {
-        sockets.flush()
+        corkedSockets?.flush()
         return curl_multi_poll(handle, nil, 0, timeoutMilliseconds, nil)
     }
 
