@@ -28,7 +28,7 @@ final class APNsConnection: Sendable {
         self.tokens = tokens
         // One multiplexed connection carrying up to `maxConcurrentPushes` streams: corked, a
         // worker turn's frames leave together (docs/benchmarks.md: −17 % CPU per push).
-        http = CurlHTTPClient(userAgent: "app-native-gateway-apns", batchesWrites: true)
+        http = CurlHTTPClient(userAgent: "app-native-gateway-apns", connectionsStayBusy: true)
         self.options = options
         self.timeSource = timeSource
         self.metrics = metrics

@@ -41,8 +41,7 @@ final class CorkedSockets {
         }
     }
 
-    /// Routes `easy`'s connection sockets through this set. Options are per handle and a
-    /// reset clears them, so this runs for every transfer.
+    /// Routes `easy`'s connection sockets through this set.
     func attach(to easy: CurlEasy) throws(ClientError) {
         try easy.set(CURLOPT_SOCKOPTDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
         try easy.setSocketCallbacks(

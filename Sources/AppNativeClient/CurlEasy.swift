@@ -74,6 +74,10 @@ final class CurlEasy {
         try check(appnative_curl_setopt_closesocket_callback(handle, closed), CURLOPT_CLOSESOCKETFUNCTION)
     }
 
+    func keepTLSBuffers() throws(ClientError) {
+        try check(appnative_curl_setopt_keep_tls_buffers(handle), CURLOPT_SSL_CTX_FUNCTION)
+    }
+
     /// Points the handle at `list` and keeps the list alive as long as the handle.
     func setHeaders(_ list: CurlHeaderList) throws(ClientError) {
         headerList = list

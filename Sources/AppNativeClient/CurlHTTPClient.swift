@@ -27,18 +27,20 @@ public final class CurlHTTPClient: HTTPFetching, Sendable {
     ///
     /// - Parameters:
     ///   - userAgent: the default `User-Agent`; must be a valid field value.
-    ///   - batchesWrites: keep every connection corked while the worker writes and send what a
-    ///     turn wrote just before it waits (`TCP_CORK`), so the frames of many multiplexed
-    ///     streams leave in full segments. For clients with few connections carrying many
-    ///     concurrent requests (APNs over HTTP/2); each open connection costs two system calls
-    ///     per worker turn, which a pool of idle HTTP/1.1 connections should not pay.
-    public init(userAgent: String = "app-native-gateway", batchesWrites: Bool = false) {
+    ///   - connectionsStayBusy: tune for few long-lived connections that each carry many
+    ///     concurrent requests (APNs over HTTP/2). Each connection is kept corked while the
+    ///     worker writes and flushed just before it waits (`TCP_CORK`), so the frames of many
+    ///     streams leave in full segments, and keeps its TLS record buffers instead of freeing
+    ///     and reallocating them around every read and write. Each open connection then costs
+    ///     two system calls per worker turn, which a pool of idle HTTP/1.1 connections
+    ///     (the authorize hook, JWKS downloads) should not pay.
+    public init(userAgent: String = "app-native-gateway", connectionsStayBusy: Bool = false) {
         precondition(
             !userAgent.isEmpty && PreparedRequest.isFieldValue(userAgent),
             "userAgent must be a non-empty header field value"
         )
         self.userAgent = userAgent
-        engine = CurlEngine(batchesWrites: batchesWrites)
+        engine = CurlEngine(connectionsStayBusy: connectionsStayBusy)
         engine.startWorker()
     }
 

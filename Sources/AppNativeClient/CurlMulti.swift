@@ -15,12 +15,12 @@ final class CurlMulti: @unchecked Sendable {
 
     private let handle: UnsafeMutableRawPointer
     /// Every connection socket of this handle when it corks them (`CurlHTTPClient`'s
-    /// `batchesWrites`). Released after `curl_multi_cleanup`, which closes the cached
+    /// `connectionsStayBusy`). Released after `curl_multi_cleanup`, which closes the cached
     /// connections through it.
     private let corkedSockets: CorkedSockets?
 
-    init(corksSockets: Bool) {
-        corkedSockets = corksSockets ? CorkedSockets() : nil
+    init(connectionsStayBusy: Bool) {
+        corkedSockets = connectionsStayBusy ? CorkedSockets() : nil
         CurlGlobal.ensureInitialized()
         guard let handle = curl_multi_init() else {
             preconditionFailure("curl_multi_init failed (out of memory at startup)")
@@ -42,7 +42,11 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     func add(_ easy: CurlEasy) throws(ClientError) {
-        try corkedSockets?.attach(to: easy)
+        // Options are per handle and a reset clears them, so they are set for every transfer.
+        if let corkedSockets {
+            try corkedSockets.attach(to: easy)
+            try easy.keepTLSBuffers()
+        }
         let added = curl_multi_add_handle(handle, easy.handle)
         guard added == CURLM_OK else {
             throw ClientError(

@@ -5,6 +5,7 @@
 #define APPNATIVE_CURL_SHIM_H
 
 #include <curl/curl.h>
+#include <openssl/ssl.h>
 
 typedef size_t (*appnative_curl_write_callback)(char *data, size_t size, size_t count, void *context);
 
@@ -44,6 +45,20 @@ static inline CURLcode appnative_curl_setopt_sockopt_callback(CURL *handle, appn
 
 static inline CURLcode appnative_curl_setopt_closesocket_callback(CURL *handle, appnative_curl_closesocket_callback value) {
     return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
+// CURLOPT_SSL_CTX_FUNCTION that keeps a connection's TLS record buffers between reads and
+// writes: libcurl sets SSL_MODE_RELEASE_BUFFERS, which frees and reallocates them (about 17 KB
+// each) on every SSL_read and SSL_write that empties them.
+static inline CURLcode appnative_curl_keep_tls_buffers(CURL *handle, void *ssl_ctx, void *context) {
+    (void)handle;
+    (void)context;
+    SSL_CTX_clear_mode((SSL_CTX *)ssl_ctx, SSL_MODE_RELEASE_BUFFERS);
+    return CURLE_OK;
+}
+
+static inline CURLcode appnative_curl_setopt_keep_tls_buffers(CURL *handle) {
+    return curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, appnative_curl_keep_tls_buffers);
 }
 
 // Info returning a long (response code, redirect count).
