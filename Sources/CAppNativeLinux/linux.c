@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/uio.h>
@@ -149,6 +151,12 @@ int appnative_cork(int fd) {
     socklen_t length = sizeof value;
     if (getsockopt(fd, IPPROTO_TCP, TCP_CORK, &value, &length) != 0) return -1;
     return value ? 1 : 0;
+}
+
+int appnative_unsent_bytes(int fd) {
+    int value = 0;
+    if (ioctl(fd, SIOCOUTQNSD, &value) != 0) return -1;
+    return value;
 }
 
 int appnative_connect_in_progress(int err) { return err == EINPROGRESS; }

@@ -44,6 +44,8 @@ int appnative_set_nodelay(int fd);
 int appnative_set_cork(int fd, int on);
 // TCP_CORK's current value (1 or 0), or -1 with errno set.
 int appnative_cork(int fd);
+// Bytes in the send queue not yet sent (SIOCOUTQNSD), or -1 with errno set.
+int appnative_unsent_bytes(int fd);
 int appnative_connect_in_progress(int err);
 int appnative_socket_error(int fd);
 
