@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Instructions per request on the gateway's three request paths (issues "reverse proxy" and
-# "identity"): anonymous (PUBLIC_PATHS=/), repeated Bearer token, session cookie alone.
+# Instructions per request on the gateway's request paths (issues "reverse proxy" and
+# "identity"): anonymous (PUBLIC_PATHS=/), repeated Bearer token, session cookie alone, and
+# `sized`: anonymous with a filler field as long as the token's Authorization (what the bytes
+# alone cost, as in identity.sh).
 # For each path: an nginx upstream and JWKS server, the gateway (release build, EVENT_LOOPS=1,
 # ACCESS_LOG=false) under `valgrind --tool=callgrind`, WARMUP requests (not counted: the counters
 # are zeroed with callgrind_control afterwards), then REQUESTS keep-alive GETs on one connection
@@ -8,7 +10,7 @@
 # not in it. Deterministic enough to compare two builds on a busy machine (A/B: run it with
 # GATEWAY_BIN set to each build).
 #
-# Environment: REQUESTS (500), WARMUP (300), PATHS ("anon token cookie"), KEEP (a directory to
+# Environment: REQUESTS (500), WARMUP (300), PATHS ("anon token cookie"; add "sized"), KEEP (a directory to
 # keep the callgrind outputs in), GATEWAY_BIN (else built here).
 # Needs: valgrind binutils nginx-light python3 openssl curl.
 set -euo pipefail
@@ -61,7 +63,7 @@ secret=$(openssl rand -hex 32)
 for path in $paths; do
   out="$work_dir/callgrind-$path.out"
   public=()
-  [ "$path" = anon ] && public=(PUBLIC_PATHS=/)
+  case "$path" in anon | sized) public=(PUBLIC_PATHS=/) ;; esac
   port=$(free_port)
   env -i PATH=/usr/bin:/bin UPSTREAM_URL="http://127.0.0.1:$upstream_port" LISTEN="127.0.0.1:$port" \
     ADMIN_LISTEN=127.0.0.1:0 EVENT_LOOPS=1 ACCESS_LOG=false "${public[@]}" \
@@ -76,6 +78,7 @@ for path in $paths; do
   case "$path" in
     anon) header="" ;;
     token) header="Authorization: Bearer $token" ;;
+    sized) header="X-Filler: $(printf "Bearer %s" "$token" | tr -c '' 'f')" ;;
     cookie)
       cookie=$(curl -s -o /dev/null -D - -X POST "http://127.0.0.1:$port/.auth/session" -H "Authorization: Bearer $token" \
         | tr -d '\r' | sed -nE 's/^[Ss]et-[Cc]ookie: bms_session=([^;]*).*/\1/p')
