@@ -101,11 +101,6 @@ public enum CookieHeader: Sendable {
         }
     }
 
-    private static func forEachPair(in header: String, _ body: (UnsafeBufferPointer<UInt8>, Pair) -> Void) {
-        var header = header
-        header.withUTF8 { forEachPair(in: $0, body) }
-    }
-
     private static func forEachPair(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Pair) -> Void) {
         guard let base = bytes.baseAddress else { return }
         let count = bytes.count

@@ -449,8 +449,12 @@ final class GatewayHandler: HTTPExchangeHandler {
     private func answer(_ endpoint: AuthEndpoint, _ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {
         switch endpoint {
         case .session:
-            // `serveEndpoint` checked that sessions are configured.
-            guard let cookies = settings.authenticator.cookies else { return }
+            // Checked before authenticating too (404 comes before 401); answered here as well, so
+            // no path leaves the exchange without an answer.
+            guard let cookies = settings.authenticator.cookies else {
+                exchange.respondJSONError(status: 404, detail: "Sessions are not configured")
+                return
+            }
             exchange.respond(status: 204, headers: [
                 "Set-Cookie": cookies.setCookieHeader(for: identity.user), "Cache-Control": "no-store",
             ])
