@@ -4,9 +4,9 @@ import AppNativeCrypto
 import AppNativeJSON
 import Synchronization
 
-/// The HTTP/2 client of one credential set: one libcurl multi handle (so one long-lived
-/// connection multiplexing every stream; libcurl opens a second only when the server's
-/// stream limit is reached) and the provider token of its key.
+/// The HTTP/2 client of one credential set: one libcurl multi handle with one long-lived
+/// connection multiplexing every stream (a push beyond the server's stream limit waits for a
+/// stream to free rather than opening a second connection) and the provider token of its key.
 final class APNsConnection: Sendable {
     let configuration: APNsConfiguration
     let tokens: ProviderTokenSource
@@ -28,8 +28,10 @@ final class APNsConnection: Sendable {
         self.tokens = tokens
         // One multiplexed connection carrying up to `maxConcurrentPushes` streams: corked, a
         // worker turn's frames leave together, and its TLS buffers stay (docs/benchmarks.md:
-        // 225 → 181 µs of CPU per push).
-        http = CurlHTTPClient(userAgent: "app-native-gateway-apns", connectionsStayBusy: true)
+        // 225 → 181 µs of CPU per push). Capped at one: Apple asks providers to reuse a
+        // connection rather than open many, and a burst on a fresh connection would otherwise
+        // open one per push beyond the 100 streams libcurl assumes before the server's SETTINGS.
+        http = CurlHTTPClient(userAgent: "app-native-gateway-apns", connectionsStayBusy: true, connectionsPerHost: 1)
         self.options = options
         self.timeSource = timeSource
         self.metrics = metrics

@@ -26,8 +26,8 @@ final class CurlEngine: Sendable {
     /// Worker threads ever started by this engine (always 1 once running).
     let workerThreadsStarted = Atomic<Int>(0)
 
-    init(connectionsStayBusy: Bool) {
-        multi = CurlMulti(connectionsStayBusy: connectionsStayBusy)
+    init(connectionsStayBusy: Bool, connectionsPerHost: Int?) {
+        multi = CurlMulti(connectionsStayBusy: connectionsStayBusy, connectionsPerHost: connectionsPerHost)
     }
 
     /// Starts the worker thread. It holds the engine, never the client, so dropping the client

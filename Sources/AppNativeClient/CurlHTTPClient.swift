@@ -34,13 +34,20 @@ public final class CurlHTTPClient: HTTPFetching, Sendable {
     ///     and reallocating them around every read and write. Each open connection then costs
     ///     two system calls per worker turn, which a pool of idle HTTP/1.1 connections
     ///     (the authorize hook, JWKS downloads) should not pay.
-    public init(userAgent: String = "app-native-gateway", connectionsStayBusy: Bool = false) {
+    ///   - connectionsPerHost: at most this many connections to one host (nil: no cap). A
+    ///     request that finds them all busy (HTTP/1.1) or at the server's stream limit
+    ///     (HTTP/2) waits for a free one instead of opening another. With 1, every request to
+    ///     an HTTP/2 server shares one connection, also in the burst before the server's
+    ///     SETTINGS frame, when libcurl would otherwise assume a limit of 100 streams. A waiting
+    ///     request's timeout runs from its start but fires only once it has a connection.
+    public init(userAgent: String = "app-native-gateway", connectionsStayBusy: Bool = false, connectionsPerHost: Int? = nil) {
         precondition(
             !userAgent.isEmpty && PreparedRequest.isFieldValue(userAgent),
             "userAgent must be a non-empty header field value"
         )
+        precondition(connectionsPerHost.map { $0 >= 1 } ?? true, "connectionsPerHost must be at least 1")
         self.userAgent = userAgent
-        engine = CurlEngine(connectionsStayBusy: connectionsStayBusy)
+        engine = CurlEngine(connectionsStayBusy: connectionsStayBusy, connectionsPerHost: connectionsPerHost)
         engine.startWorker()
     }
 

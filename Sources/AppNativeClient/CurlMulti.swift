@@ -19,7 +19,7 @@ final class CurlMulti: @unchecked Sendable {
     /// connections through it.
     private let corkedSockets: CorkedSockets?
 
-    init(connectionsStayBusy: Bool) {
+    init(connectionsStayBusy: Bool, connectionsPerHost: Int?) {
         corkedSockets = connectionsStayBusy ? CorkedSockets() : nil
         CurlGlobal.ensureInitialized()
         guard let handle = curl_multi_init() else {
@@ -35,6 +35,14 @@ final class CurlMulti: @unchecked Sendable {
         // only when the server's limit is reached.
         let streams = appnative_curl_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000)
         precondition(streams == CURLM_OK, "CURLMOPT_MAX_CONCURRENT_STREAMS rejected: \(streams.rawValue)")
+        if let connectionsPerHost {
+            // Without a cap, a transfer that finds every connection at its stream limit opens
+            // another, and until the server's SETTINGS frame arrives libcurl assumes 100
+            // streams: a burst on a fresh connection could open dozens. With the cap it waits
+            // in libcurl's pending queue until a stream or connection frees.
+            let cap = appnative_curl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, connectionsPerHost)
+            precondition(cap == CURLM_OK, "CURLMOPT_MAX_HOST_CONNECTIONS rejected: \(cap.rawValue)")
+        }
     }
 
     deinit {

@@ -30,9 +30,10 @@ struct FakeAPNsTests {
     }
 
     static func harness(
-        tls: Bool, requestTimeout: Duration = .seconds(5), maxConcurrentPushes: Int = 100
+        tls: Bool, requestTimeout: Duration = .seconds(5), maxConcurrentPushes: Int = 100,
+        serverStreamLimit: Int = 1000
     ) async throws -> Harness {
-        let fake = try await FakeAPNsPeer.start(tls: tls)
+        let fake = try await FakeAPNsPeer.start(tls: tls, maxConcurrentStreams: serverStreamLimit)
         let configuration = try testConfiguration(baseURL: fake.baseURL, caFile: fake.caFile)
         let metrics = MetricsRegistry()
         let logs = InMemoryLogSink()
@@ -203,6 +204,23 @@ struct FakeAPNsTests {
         #expect(Set(records.compactMap { $0["connection"]?.numberValue?.int64 }) == [1])
         #expect(Set(records.compactMap { $0["stream"]?.numberValue?.int64 }).count == 250)
         #expect(harness.metrics.renderPrometheus().contains(#"appnative_apns_pushes{kind="approvals",outcome="sent"} 250"#))
+        #expect(harness.metrics.renderPrometheus().contains("appnative_apns_streams_open 0"))
+    }
+
+    @Test("pushes beyond the server's stream limit wait for a stream; no second connection opens", arguments: [true, false])
+    func streamLimit(tls: Bool) async throws {
+        let harness = try await Self.harness(tls: tls, maxConcurrentPushes: 64, serverStreamLimit: 4)
+        defer { harness.stop() }
+        // One push first, so libcurl has read the server's SETTINGS: before that it assumes 100
+        // streams, and this fake closes a connection that opens more than it allows.
+        let first = try await harness.sender.send(.approvalsRefresh(webAppID: "w"), to: Self.okToken, configuration: harness.configuration)
+        #expect(first.sent)
+        let tokens = (0..<64).map { String(format: "%064x", 0xdef000 + $0) }
+        let results = try await harness.sender.send(.approvalsRefresh(webAppID: "w"), to: tokens, configuration: harness.configuration)
+        #expect(results.allSatisfy { $0.sent && $0.attempts == 1 })
+        let records = try harness.records()
+        #expect(records.count == 65)
+        #expect(Set(records.compactMap { $0["connection"]?.numberValue?.int64 }) == [1])
         #expect(harness.metrics.renderPrometheus().contains("appnative_apns_streams_open 0"))
     }
 
