@@ -7,10 +7,10 @@
 /// milliseconds per key: build a key once per JWKS refresh and keep it, never per request.
 ///
 /// One instance may be shared by any number of threads: the OpenSSL key is immutable and each
-/// verification runs on a context of its own (see `SignatureContextPool`).
+/// verification runs on numbers of its own (see `RSAPublicOperation`).
 public final class RSAPublicKey: Sendable {
     let key: EVPPKey
-    private let verifier: SignatureContextPool
+    private let operation: RSAPublicOperation
     /// The modulus size in bits.
     public let bitCount: Int
     /// The modulus n as minimal big-endian bytes (the JWK `n` member before base64url, RFC 7518 §6.3.1.1).
@@ -73,8 +73,12 @@ public final class RSAPublicKey: Sendable {
         guard key.isPublicKeyValid(quick: false) else {
             throw CryptoError(.invalidKey, "RSA public key failed OpenSSL validation")
         }
+        guard let operation = RSAPublicOperation(modulus: modulus, exponent: exponent) else {
+            OpenSSLErrorQueue.clear()
+            throw CryptoError(.invalidKey, "OpenSSL could not prepare the RSA modulus")
+        }
         self.key = key
-        verifier = SignatureContextPool(key: key, scheme: .rsaPKCS1v15SHA256)
+        self.operation = operation
         self.modulus = modulus
         self.exponent = exponent
         bitCount = modulus.count * 8 - modulus[0].leadingZeroBitCount
@@ -93,7 +97,7 @@ public final class RSAPublicKey: Sendable {
         guard signature.count == signatureByteCount else { return false }
         return withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
             SHA256.hash(message, into: digest)
-            return verifier.verify(signature: signature, sha256Digest: UnsafeRawBufferPointer(digest))
+            return operation.verify(signature: signature, sha256Digest: UnsafeRawBufferPointer(digest))
         }
     }
 

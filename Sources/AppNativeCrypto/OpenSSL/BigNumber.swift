@@ -3,10 +3,17 @@ internal import CAppNativeOpenSSL
 /// Owns one `BIGNUM` handed out by OpenSSL (for example by `EVP_PKEY_get_bn_param`).
 /// Only public values (RSA modulus and exponent) pass through here, so it is freed, not cleared.
 final class BigNumber {
-    private let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
     init(owning pointer: OpaquePointer) {
         self.pointer = pointer
+    }
+
+    /// The non-negative number with these big-endian bytes, or nil if OpenSSL is out of memory.
+    convenience init?(bigEndian bytes: [UInt8]) {
+        guard let pointer = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) })
+        else { return nil }
+        self.init(owning: pointer)
     }
 
     deinit {

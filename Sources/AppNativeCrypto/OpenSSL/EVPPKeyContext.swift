@@ -38,9 +38,7 @@ final class EVPPKeyContext: @unchecked Sendable {
 
     /// Prepares a verification with `digest` as the signature's hash and, for RSA,
     /// PKCS #1 v1.5 padding (RFC 8017 §8.2).
-    /// With `digest` `nil` (RSA only), the context compares the recovered encoded message with
-    /// the bytes it is given, which the caller builds (EMSA-PKCS1-v1_5 "encode and compare").
-    func prepareVerification(digest: FetchedDigest?, rsaPKCS1Padding: Bool) -> Bool {
+    func prepareVerification(digest: FetchedDigest, rsaPKCS1Padding: Bool) -> Bool {
         guard EVP_PKEY_verify_init(pointer) == 1 else { return false }
         return configure(digest: digest, rsaPKCS1Padding: rsaPKCS1Padding)
     }
@@ -51,9 +49,8 @@ final class EVPPKeyContext: @unchecked Sendable {
         return configure(digest: digest, rsaPKCS1Padding: rsaPKCS1Padding)
     }
 
-    private func configure(digest: FetchedDigest?, rsaPKCS1Padding: Bool) -> Bool {
+    private func configure(digest: FetchedDigest, rsaPKCS1Padding: Bool) -> Bool {
         if rsaPKCS1Padding, appnative_openssl_set_pkcs1_padding(pointer) != 1 { return false }
-        guard let digest else { return true }
         return EVP_PKEY_CTX_set_signature_md(pointer, digest.pointer) == 1
     }
 

@@ -31,34 +31,15 @@ final class SignatureContextPool: Sendable {
         self.scheme = scheme
     }
 
-    /// The DER encoding of DigestInfo for SHA-256 without the hash (RFC 8017 §9.2, note 1).
-    private static let sha256DigestInfoPrefix: [UInt8] = [
-        0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
-    ]
-
-    /// Whether `signature` is valid over the SHA-256 `digest`.
-    ///
-    /// RSA verifies by "encode and compare" (RFC 8017 §8.2.2 steps 3–4): the context has no
-    /// digest set, OpenSSL recovers the encoded message (type-1 padding checked strictly) and
-    /// compares it byte for byte with the DigestInfo built here. That is what `RSA_verify` does
-    /// inside, minus its two allocations per call, and the same call `openssl speed` measures.
+    /// Whether `signature` is valid over the SHA-256 `digest`: OpenSSL's own verification
+    /// (for RSA, `RSA_verify` with the DigestInfo it encodes itself). `RSAPublicKey` verifies
+    /// on `RSAPublicOperation` instead; tests use this as the reference it must agree with.
     func verify(signature: UnsafeRawBufferPointer, sha256Digest digest: UnsafeRawBufferPointer) -> Bool {
         guard let context = verifiers.withLock({ $0.popLast() }) ?? prepared(forSigning: false) else {
             OpenSSLErrorQueue.clear()
             return false
         }
-        let isValid: Bool
-        switch scheme {
-        case .rsaPKCS1v15SHA256:
-            let prefix = Self.sha256DigestInfoPrefix
-            isValid = withUnsafeTemporaryAllocation(byteCount: prefix.count + digest.count, alignment: 8) { encoded in
-                prefix.withUnsafeBytes { encoded.copyMemory(from: $0) }
-                UnsafeMutableRawBufferPointer(rebasing: encoded[prefix.count...]).copyMemory(from: digest)
-                return context.verify(signature: signature, digest: UnsafeRawBufferPointer(encoded))
-            }
-        case .ecdsaSHA256:
-            isValid = context.verify(signature: signature, digest: digest)
-        }
+        let isValid = context.verify(signature: signature, digest: digest)
         if !isValid { OpenSSLErrorQueue.clear() }
         park(context, in: verifiers)
         return isValid
@@ -81,10 +62,7 @@ final class SignatureContextPool: Sendable {
         let ready =
             forSigning
             ? context.prepareSigning(digest: FetchedDigest.sha256, rsaPKCS1Padding: scheme.usesPKCS1Padding)
-            : context.prepareVerification(
-                // RSA compares the DigestInfo built in `verify`; ECDSA verifies the digest itself.
-                digest: scheme == .rsaPKCS1v15SHA256 ? nil : FetchedDigest.sha256,
-                rsaPKCS1Padding: scheme.usesPKCS1Padding)
+            : context.prepareVerification(digest: FetchedDigest.sha256, rsaPKCS1Padding: scheme.usesPKCS1Padding)
         return ready ? context : nil
     }
 
