@@ -195,6 +195,24 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         return found
     }
 
+    /// Whether any field named `name` (`Accept`, for one) lists an element whose media type,
+    /// before its `;` parameters, is `mediaType`, compared case-insensitively (RFC 9110 §8.3.1,
+    /// §12.5.1): `text/event-stream` is in `Text/Event-Stream;q=0.9, */*`. Read in place.
+    public func containsMediaType(_ mediaType: String, inField name: String) -> Bool {
+        var found = false
+        _ = withMatches(of: name, all: true) { storage, entry in
+            if !found {
+                ListElements.forEach(in: Self.valueBytes(storage, entry)) { element in
+                    var end = element.firstIndex(of: ASCII.semicolon) ?? element.count
+                    while end > 0 && ByteClass.isWhitespace(element[end - 1]) { end -= 1 }
+                    found = ListElements.equalsIgnoringCase(UnsafeBufferPointer(rebasing: element[..<end]), mediaType)
+                    return !found
+                }
+            }
+        }
+        return found
+    }
+
     // MARK: Mutation
 
     /// Appends a field; existing fields with the same name stay.

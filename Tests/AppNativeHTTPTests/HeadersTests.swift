@@ -161,6 +161,19 @@ struct HeadersTests {
         #expect(!headers.containsToken("close", inField: "Keep-Alive"))
     }
 
+    @Test("containsMediaType reads media types before their parameters, ignoring case, in every field")
+    func mediaTypes() {
+        let headers: HTTPHeaders = ["Accept": "application/json ; q=0.5,, Text/Event-Stream;q=0.9 ", "accept": "image/png"]
+        #expect(headers.containsMediaType("text/event-stream", inField: "Accept"))
+        #expect(headers.containsMediaType("application/json", inField: "Accept"))
+        #expect(headers.containsMediaType("image/png", inField: "ACCEPT"))
+        #expect(!headers.containsMediaType("text/event", inField: "Accept"))
+        #expect(!headers.containsMediaType("q=0.9", inField: "Accept"))
+        #expect(!headers.containsMediaType("text/event-stream", inField: "Content-Type"))
+        let prefixOnly: HTTPHeaders = ["Accept": "text/event-streams, x-text/event-stream"]
+        #expect(!prefixOnly.containsMediaType("text/event-stream", inField: "Accept"))
+    }
+
     @Test("hop-by-hop: the RFC 9110 §7.6.1 set, Proxy-*, and every field Connection names")
     func hopByHop() {
         var headers: HTTPHeaders = [

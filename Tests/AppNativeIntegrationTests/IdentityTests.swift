@@ -212,6 +212,52 @@ struct IdentityTests {
         #expect(output.stdout.hasPrefix("closed after"), "\(output.stdout) \(output.stderr.suffix(800))")
     }
 
+    @Test(
+        "an event stream opened with a token is closed when the token expires",
+        arguments: ["text/event-stream", "application/json;q=0.1, Text/Event-Stream ;q=0.9"])
+    func eventStreamEndsWithCredential(accept: String) async throws {
+        let jwksFile = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
+        try ProxyFixture.devProvider().jwksDocument.write(to: jwksFile, atomically: true, encoding: .utf8)
+        let upstream = try await LoopbackPeer.start(ProcessRunner.python, [ProxyFixture.root + "/Tests/Peers/upstream_peer.py", "--jwks", jwksFile.path])
+        defer { upstream.stop() }
+        let gateway = try await GatewayProcess.start(environment: [
+            "UPSTREAM_URL": "http://127.0.0.1:\(upstream.port)",
+            "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
+            "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks", "CREDENTIAL_EXPIRY_GRACE": "0",
+        ])
+        defer { gateway.stop() }
+        // Long enough for a loaded machine to start the client before it expires.
+        let token = try Self.token(lifetime: .seconds(5))
+        // /sse sends its first event, then holds the stream open for 30 s unless released.
+        let script = """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.sendall(("GET /sse HTTP/1.1\\r\\nHost: a\\r\\nAccept: %s\\r\\nAuthorization: Bearer %s\\r\\n\\r\\n"
+                       % (sys.argv[3], sys.argv[2])).encode())
+            s.settimeout(20)
+            start, received, closed = time.monotonic(), b"", True
+            try:
+                while True:
+                    data = s.recv(65536)
+                    if not data:
+                        break
+                    received += data
+            except ConnectionResetError:
+                pass
+            except socket.timeout:
+                closed = False
+            if closed and b"first" in received and b"second" not in received:
+                print("closed after %.1f s" % (time.monotonic() - start))
+            else:
+                print("not closed as expected: %r" % received[-200:])
+            """
+        let output = try await ProcessRunner.run(ProcessRunner.python, ["-c", script, String(gateway.port), token, accept])
+        #expect(output.stdout.hasPrefix("closed after"), "\(output.stdout) \(output.stderr.suffix(800))")
+        if let seconds = Double(output.stdout.dropFirst("closed after ".count).prefix { $0 != " " }) {
+            #expect(seconds < 15, "closed only after \(seconds) s")
+        }
+    }
+
     @Test("the authorization hook: allow passes its X-Authz-* headers and is cached; deny is 403; errors are 503")
     func authorizationHook() async throws {
         let token = try Self.token()

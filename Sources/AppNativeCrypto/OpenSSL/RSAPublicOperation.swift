@@ -30,7 +30,7 @@ final class RSAPublicOperation: @unchecked Sendable {
     private static let maximumIdleScratch = 16
 
     /// The DER encoding of DigestInfo for SHA-256 without the hash (RFC 8017 §9.2, note 1).
-    static let sha256DigestInfoPrefix: [UInt8] = [
+    private static let sha256DigestInfoPrefix: [UInt8] = [
         0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
     ]
     private static let digestInfoByteCount = sha256DigestInfoPrefix.count + SHA256.byteCount
@@ -60,9 +60,10 @@ final class RSAPublicOperation: @unchecked Sendable {
         }
     }
 
-    /// The operation for an odd modulus n and exponent e (big-endian, minimal), or nil if
-    /// OpenSSL cannot set it up (out of memory, even modulus). The caller has applied
-    /// `RSAKeyPolicy`, so k is at least 256 bytes and holds the padding and the DigestInfo.
+    /// The operation for modulus n and exponent e (big-endian, minimal), or nil if OpenSSL
+    /// cannot set it up (out of memory). The caller has applied `RSAKeyPolicy` and OpenSSL's
+    /// key validation, so n is odd (as Montgomery arithmetic needs) and k, at least 256 bytes,
+    /// holds the padding and the DigestInfo.
     init?(modulus modulusBytes: [UInt8], exponent exponentBytes: [UInt8]) {
         guard modulusBytes.count >= Self.digestInfoByteCount + 11, !exponentBytes.isEmpty,
             let modulus = BigNumber(bigEndian: modulusBytes), let exponent = BigNumber(bigEndian: exponentBytes),

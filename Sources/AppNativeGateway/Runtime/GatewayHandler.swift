@@ -228,8 +228,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     private func closeWhenCredentialExpires(_ exchange: HTTPExchange, identity: VerifiedIdentity) {
         let request = exchange.request
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
-        let isEventStream = request.headers.first("Accept")?.lowercased().contains("text/event-stream") ?? false
-        guard isWebSocket || isEventStream else { return }
+        guard isWebSocket || request.headers.containsMediaType("text/event-stream", inField: "Accept") else { return }
         let remaining = identity.expiresAt + settings.credentialExpiryGrace.seconds - SystemTimeSource().wallSeconds
         exchange.loop.schedule(after: .milliseconds(Int64(max(0, remaining) * 1000))) { [weak exchange, logger] in
             guard let exchange, exchange.holdsConnection else { return }
