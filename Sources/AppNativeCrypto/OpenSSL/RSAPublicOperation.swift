@@ -23,8 +23,10 @@ final class RSAPublicOperation: @unchecked Sendable {
     private let modulus: BigNumber
     private let exponent: BigNumber
     private let montgomery: OpaquePointer
-    /// R^e mod n, for the last step of `recoverEncodedMessage`.
+    /// R^e mod n, for the last step of `recoverMessageRepresentative`.
     private let correction: BigNumber
+    /// The EMSA-PKCS1-v1_5 encoding of a SHA-256 digest with the digest bytes zero, as a number.
+    private let encodedPrefix: BigNumber
     private let idle = Locked<[Scratch]>([])
     /// Enough for every event-loop thread plus a few async callers; extra scratch is freed.
     private static let maximumIdleScratch = 16
@@ -41,19 +43,26 @@ final class RSAPublicOperation: @unchecked Sendable {
         let context: OpaquePointer
         let signature: OpaquePointer
         let power: OpaquePointer
+        let expected: OpaquePointer
 
         init?() {
-            guard let context = BN_CTX_new() else { return nil }
-            guard let signature = BN_new(), let power = BN_new() else {
+            let context = BN_CTX_new(), signature = BN_new(), power = BN_new(), expected = BN_new()
+            guard let context, let signature, let power, let expected else {
+                // Both free functions accept NULL.
+                BN_free(expected)
+                BN_free(power)
+                BN_free(signature)
                 BN_CTX_free(context)
                 return nil
             }
             self.context = context
             self.signature = signature
             self.power = power
+            self.expected = expected
         }
 
         deinit {
+            BN_free(expected)
             BN_free(power)
             BN_free(signature)
             BN_CTX_free(context)
@@ -68,6 +77,7 @@ final class RSAPublicOperation: @unchecked Sendable {
         guard modulusBytes.count >= Self.digestInfoByteCount + 11, !exponentBytes.isEmpty,
             let modulus = BigNumber(bigEndian: modulusBytes), let exponent = BigNumber(bigEndian: exponentBytes),
             let one = BigNumber(bigEndian: [1]), let correction = BigNumber(bigEndian: []),
+            let encodedPrefix = BigNumber(bigEndian: Self.encodedPrefix(byteCount: modulusBytes.count)),
             let montgomery = BN_MONT_CTX_new()
         else {
             OpenSSLErrorQueue.clear()
@@ -88,7 +98,16 @@ final class RSAPublicOperation: @unchecked Sendable {
         self.exponent = exponent
         self.montgomery = montgomery
         self.correction = correction
+        self.encodedPrefix = encodedPrefix
         byteCount = modulusBytes.count
+    }
+
+    /// 0x00 0x01, then 0xFF up to the DigestInfo, 0x00, the DigestInfo's DER up to the hash, and
+    /// 32 zero bytes where the hash goes: k bytes (RFC 8017 §9.2 step 5).
+    private static func encodedPrefix(byteCount: Int) -> [UInt8] {
+        let padding = byteCount - 3 - digestInfoByteCount
+        return [0x00, 0x01] + [UInt8](repeating: 0xFF, count: padding) + [0x00] + sha256DigestInfoPrefix
+            + [UInt8](repeating: 0, count: SHA256.byteCount)
     }
 
     deinit {
@@ -108,29 +127,24 @@ final class RSAPublicOperation: @unchecked Sendable {
                 if idle.count < Self.maximumIdleScratch { idle.append(scratch) }
             }
         }
-        return withUnsafeTemporaryAllocation(byteCount: 2 * byteCount, alignment: 16) { buffers in
-            let recovered = UnsafeMutableRawBufferPointer(rebasing: buffers[..<byteCount])
-            let expected = UnsafeMutableRawBufferPointer(rebasing: buffers[byteCount...])
-            guard recoverEncodedMessage(signature, into: recovered, using: scratch) else {
-                OpenSSLErrorQueue.clear()
-                return false
-            }
-            encodeMessage(digest: digest, into: expected)
-            return memcmp(recovered.baseAddress!, expected.baseAddress!, byteCount) == 0
+        guard recoverMessageRepresentative(signature, using: scratch), encodeMessage(digest: digest, using: scratch) else {
+            OpenSSLErrorQueue.clear()
+            return false
         }
+        // Step 4 compares octet strings; I2OSP is one-to-one on 0 ..< 256^k, which holds both,
+        // so comparing the numbers is the same test without writing m out byte by byte.
+        return BN_cmp(scratch.power, scratch.expected) == 0
     }
 
-    /// RSAVP1 and I2OSP (RFC 8017 §5.2.2, §4.1): m = s^e mod n as k big-endian bytes, or false
-    /// if s is not below n (step 1: "signature representative out of range") or OpenSSL fails.
+    /// RSAVP1 (RFC 8017 §5.2.2): m = s^e mod n into `scratch.power`, or false if s is not below n
+    /// (step 1: "signature representative out of range") or OpenSSL fails.
     ///
     /// Every step is one Montgomery product MM(a, b) = a·b·R⁻¹ mod n, and s never enters the
     /// Montgomery domain: starting from y = s, squaring keeps y = s^a·R^-(a-1) with a doubled
     /// and a product with s keeps it with a plus one, so after e's bits y = s^e·R^-(e-1), and
     /// MM(y, R^e mod n) = s^e, fully reduced. That saves the conversions in and out (a product
     /// by R² mod n and a reduction): 17 + 1 products for e = 65537.
-    private func recoverEncodedMessage(
-        _ signature: UnsafeRawBufferPointer, into encoded: UnsafeMutableRawBufferPointer, using scratch: Scratch
-    ) -> Bool {
+    private func recoverMessageRepresentative(_ signature: UnsafeRawBufferPointer, using scratch: Scratch) -> Bool {
         let bytes = signature.baseAddress!.assumingMemoryBound(to: UInt8.self)
         guard BN_bin2bn(bytes, Int32(signature.count), scratch.signature) != nil,
             BN_cmp(scratch.signature, modulus.pointer) < 0,
@@ -149,25 +163,15 @@ final class RSAPublicOperation: @unchecked Sendable {
             }
             bit -= 1
         }
-        guard BN_mod_mul_montgomery(scratch.power, scratch.power, correction.pointer, montgomery, scratch.context) == 1
-        else { return false }
-        // m < n, so it fits k bytes.
-        let out = encoded.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        return BN_bn2binpad(scratch.power, out, Int32(byteCount)) == Int32(byteCount)
+        return BN_mod_mul_montgomery(scratch.power, scratch.power, correction.pointer, montgomery, scratch.context) == 1
     }
 
-    /// EMSA-PKCS1-v1_5-ENCODE (RFC 8017 §9.2) of a SHA-256 digest:
-    /// 0x00 0x01 0xFF…0xFF 0x00 DigestInfo, k bytes in all.
-    private func encodeMessage(digest: UnsafeRawBufferPointer, into encoded: UnsafeMutableRawBufferPointer) {
-        let prefix = Self.sha256DigestInfoPrefix
-        let digestInfoStart = byteCount - Self.digestInfoByteCount
-        encoded[0] = 0x00
-        encoded[1] = 0x01
-        UnsafeMutableRawBufferPointer(rebasing: encoded[2..<(digestInfoStart - 1)]).initializeMemory(as: UInt8.self, repeating: 0xFF)
-        encoded[digestInfoStart - 1] = 0x00
-        prefix.withUnsafeBytes {
-            UnsafeMutableRawBufferPointer(rebasing: encoded[digestInfoStart...]).copyMemory(from: $0)
-        }
-        UnsafeMutableRawBufferPointer(rebasing: encoded[(digestInfoStart + prefix.count)...]).copyMemory(from: digest)
+    /// EMSA-PKCS1-v1_5-ENCODE (RFC 8017 §9.2) of a SHA-256 digest, as a number in
+    /// `scratch.expected`: the key's `encodedPrefix` (0x00 0x01 0xFF…0xFF 0x00 and the DigestInfo
+    /// up to the hash, followed by 32 zero bytes) plus the digest, which fills those 32 bytes.
+    private func encodeMessage(digest: UnsafeRawBufferPointer, using scratch: Scratch) -> Bool {
+        let bytes = digest.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        return BN_bin2bn(bytes, Int32(digest.count), scratch.expected) != nil
+            && BN_add(scratch.expected, scratch.expected, encodedPrefix.pointer) == 1
     }
 }
