@@ -181,18 +181,32 @@ struct IdentityTests {
         }
     }
 
-    @Test("a WebSocket opened with a token is closed when the token expires")
-    func webSocketEndsWithCredential() async throws {
+    /// The upstream peer (serving the dev JWKS too) and a gateway in front of its HTTP or its
+    /// WebSocket listener that closes long-lived connections as soon as their credential expires.
+    static func gatewayClosingAtExpiry(toWebSocketListener: Bool) async throws -> (LoopbackPeer, GatewayProcess) {
         let jwksFile = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
         try ProxyFixture.devProvider().jwksDocument.write(to: jwksFile, atomically: true, encoding: .utf8)
         let upstream = try await LoopbackPeer.start(ProcessRunner.python, [ProxyFixture.root + "/Tests/Peers/upstream_peer.py", "--jwks", jwksFile.path])
-        defer { upstream.stop() }
-        let gateway = try await GatewayProcess.start(environment: [
-            "UPSTREAM_URL": "http://127.0.0.1:\(upstream.ports[1])",
-            "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
-            "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks", "CREDENTIAL_EXPIRY_GRACE": "0",
-        ])
-        defer { gateway.stop() }
+        do {
+            let gateway = try await GatewayProcess.start(environment: [
+                "UPSTREAM_URL": "http://127.0.0.1:\(toWebSocketListener ? upstream.ports[1] : upstream.port)",
+                "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
+                "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks", "CREDENTIAL_EXPIRY_GRACE": "0",
+            ])
+            return (upstream, gateway)
+        } catch {
+            upstream.stop()
+            throw error
+        }
+    }
+
+    @Test("a WebSocket opened with a token is closed when the token expires")
+    func webSocketEndsWithCredential() async throws {
+        let (upstream, gateway) = try await Self.gatewayClosingAtExpiry(toWebSocketListener: true)
+        defer {
+            gateway.stop()
+            upstream.stop()
+        }
         let token = try Self.token(lifetime: .seconds(3))
         let script = """
             import asyncio, sys, time, websockets
@@ -216,16 +230,11 @@ struct IdentityTests {
         "an event stream opened with a token is closed when the token expires",
         arguments: ["text/event-stream", "application/json;q=0.1, Text/Event-Stream ;q=0.9"])
     func eventStreamEndsWithCredential(accept: String) async throws {
-        let jwksFile = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
-        try ProxyFixture.devProvider().jwksDocument.write(to: jwksFile, atomically: true, encoding: .utf8)
-        let upstream = try await LoopbackPeer.start(ProcessRunner.python, [ProxyFixture.root + "/Tests/Peers/upstream_peer.py", "--jwks", jwksFile.path])
-        defer { upstream.stop() }
-        let gateway = try await GatewayProcess.start(environment: [
-            "UPSTREAM_URL": "http://127.0.0.1:\(upstream.port)",
-            "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
-            "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks", "CREDENTIAL_EXPIRY_GRACE": "0",
-        ])
-        defer { gateway.stop() }
+        let (upstream, gateway) = try await Self.gatewayClosingAtExpiry(toWebSocketListener: false)
+        defer {
+            gateway.stop()
+            upstream.stop()
+        }
         // Long enough for a loaded machine to start the client before it expires.
         let token = try Self.token(lifetime: .seconds(5))
         // /sse sends its first event, then holds the stream open for 30 s unless released.
