@@ -24,7 +24,11 @@ public final class FakeAPNsPeer: Sendable {
     /// - Parameters:
     ///   - tls: TLS with the test certificate (else h2c with prior knowledge).
     ///   - maxConcurrentStreams: the SETTINGS_MAX_CONCURRENT_STREAMS it announces.
-    public static func start(tls: Bool, maxConcurrentStreams: Int = 1000) async throws -> FakeAPNsPeer {
+    ///   - throttlesAfterRejection: announce 1 stream after an error answer and the maximum again
+    ///     after a 200, as APNs does.
+    public static func start(
+        tls: Bool, maxConcurrentStreams: Int = 1000, throttlesAfterRejection: Bool = false
+    ) async throws -> FakeAPNsPeer {
         let root = ProcessRunner.repositoryRoot()
         let record = NSTemporaryDirectory() + "fake-apns-\(UUID().uuidString).jsonl"
         _ = FileManager.default.createFile(atPath: record, contents: nil)
@@ -33,6 +37,7 @@ public final class FakeAPNsPeer: Sendable {
             "--key-id", keyID, "--team-id", teamID, "--bundle-id", bundleID, "--record", record,
             "--max-concurrent-streams", String(maxConcurrentStreams),
         ]
+        if throttlesAfterRejection { arguments.append("--throttle-after-rejection") }
         if tls {
             arguments += ["--cert", root + "/keys/test/localhost.pem", "--key", root + "/keys/test/localhost-key.pem"]
         }
@@ -53,7 +58,8 @@ public final class FakeAPNsPeer: Sendable {
 
     /// Every request recorded so far, in arrival order: `connection`, `stream`, `method`, `path`,
     /// `token`, `headers` (lower-case names), `payload`, `payload_bytes`, `jwt_header`,
-    /// `jwt_claims`, `jwt_valid`, `status`, `reason`, `action`.
+    /// `jwt_claims`, `jwt_valid`, `status`, `reason`, `action`, `stream_limit` (announced when it
+    /// arrived).
     public func records() throws -> [JSONObject] {
         let text = try String(contentsOfFile: recordFile, encoding: .utf8)
         return try text.split(separator: "\n").map { line in

@@ -31,9 +31,10 @@ struct FakeAPNsTests {
 
     static func harness(
         tls: Bool, requestTimeout: Duration = .seconds(5), maxConcurrentPushes: Int = 100,
-        serverStreamLimit: Int = 1000
+        serverStreamLimit: Int = 1000, throttlesAfterRejection: Bool = false
     ) async throws -> Harness {
-        let fake = try await FakeAPNsPeer.start(tls: tls, maxConcurrentStreams: serverStreamLimit)
+        let fake = try await FakeAPNsPeer.start(
+            tls: tls, maxConcurrentStreams: serverStreamLimit, throttlesAfterRejection: throttlesAfterRejection)
         let configuration = try testConfiguration(baseURL: fake.baseURL, caFile: fake.caFile)
         let metrics = MetricsRegistry()
         let logs = InMemoryLogSink()
@@ -222,6 +223,28 @@ struct FakeAPNsTests {
         #expect(records.count == 65)
         #expect(Set(records.compactMap { $0["connection"]?.numberValue?.int64 }) == [1])
         #expect(harness.metrics.renderPrometheus().contains("appnative_apns_streams_open 0"))
+    }
+
+    @Test("after a rejection the server allows one stream, as APNs does; the other pushes wait on the same connection", arguments: [true, false])
+    func throttledAfterRejection(tls: Bool) async throws {
+        let harness = try await Self.harness(
+            tls: tls, maxConcurrentPushes: 48, serverStreamLimit: 8, throttlesAfterRejection: true)
+        defer { harness.stop() }
+        let first = try await harness.sender.send(.approvalsRefresh(webAppID: "w"), to: Self.okToken, configuration: harness.configuration)
+        #expect(first.sent)
+        // Every eighth token is a bad one: the limit drops to 1 and comes back again and again.
+        let tokens = (0..<48).map { $0 % 8 == 0 ? Self.token("ba0d\($0)") : String(format: "%064x", 0xfee000 + $0) }
+        let results = try await harness.sender.send(.approvalsRefresh(webAppID: "w"), to: tokens, configuration: harness.configuration)
+        #expect(results.map(\.deviceToken) == tokens)
+        for (index, result) in results.enumerated() {
+            #expect(result.sent == !index.isMultiple(of: 8), "push \(index): \(String(describing: result.reason))")
+            #expect(result.attempts == 1, "push \(index)")
+        }
+        let records = try harness.records()
+        #expect(records.count == 49)
+        #expect(Set(records.compactMap { $0["connection"]?.numberValue?.int64 }) == [1])
+        // The throttle did happen: some pushes arrived while the server allowed one stream.
+        #expect(records.contains { $0["stream_limit"]?.numberValue?.int64 == 1 })
     }
 
     @Test("a stalled stream times out without a retry; the connection keeps working")

@@ -16,9 +16,14 @@ The answer is chosen by the device token's prefix so that tests control it:
   57a11  never answered (a stall)
   anything else        200 with apns-id
 
+With --throttle-after-rejection it also limits streams the way APNs does (Apple radar 27870881):
+after an error answer it announces SETTINGS_MAX_CONCURRENT_STREAMS 1, after the next 200 its
+--max-concurrent-streams again.
+
 Every request is appended to --record as one JSON line: connection number, stream id, method,
 path, token, headers, parsed payload, payload size, provider-token header and claims, status
-and reason. Prints `READY <port>` once listening on 127.0.0.1.
+and reason, and the stream limit announced when it arrived. Prints `READY <port>` once
+listening on 127.0.0.1.
 """
 import argparse
 import asyncio
@@ -60,6 +65,7 @@ class Fake:
         self.bundle_id = args.bundle_id
         self.record = open(args.record, "a", buffering=1) if args.record else None
         self.max_streams = args.max_concurrent_streams
+        self.throttles = args.throttle_after_rejection
         self.connections = 0
         self.seen = {}
         # Signatures already verified (a provider token is reused for many requests): keeps the
@@ -190,6 +196,7 @@ class Connection(asyncio.Protocol):
         self.conn = h2.connection.H2Connection(config=config)
         self.streams = {}
         self.transport = None
+        self.stream_limit = fake.max_streams
 
     def connection_made(self, transport):
         self.transport = transport
@@ -240,7 +247,7 @@ class Connection(asyncio.Protocol):
         token = path[len("/3/device/"):] if path.startswith("/3/device/") else None
         entry = {"connection": self.number, "stream": stream_id, "method": method, "path": path, "token": token,
                  "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
-                 "payload_bytes": len(body), "received_at": time.time()}
+                 "payload_bytes": len(body), "received_at": time.time(), "stream_limit": self.stream_limit}
         try:
             entry["payload"] = json.loads(body) if body else None
         except ValueError:
@@ -267,6 +274,11 @@ class Connection(asyncio.Protocol):
         entry["status"] = status
         entry["reason"] = reason
         self.fake.log(entry)
+        if self.fake.throttles:
+            limit = self.fake.max_streams if reason is None else 1
+            if limit != self.stream_limit:
+                self.stream_limit = limit
+                self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: limit})
         response_headers = [(":status", str(status)), ("apns-id", apns_id)]
         if reason is None:
             self.conn.send_headers(stream_id, response_headers, end_stream=True)
@@ -293,6 +305,8 @@ async def main():
     parser.add_argument("--key", help="TLS private key (PEM)")
     parser.add_argument("--record", help="append one JSON line per request to this file")
     parser.add_argument("--max-concurrent-streams", type=int, default=1000)
+    parser.add_argument("--throttle-after-rejection", action="store_true",
+                        help="announce 1 stream after an error answer, the maximum after a 200 (as APNs does)")
     parser.add_argument("--exit-with-stdin", action="store_true",
                         help="exit when standard input closes (the parent died: no orphan peer)")
     args = parser.parse_args()
