@@ -29,8 +29,11 @@ final class APNsConnection: Sendable {
         // One multiplexed connection carrying up to `maxConcurrentPushes` streams: corked, a
         // worker turn's frames leave together, and its TLS buffers stay (docs/benchmarks.md:
         // 225 → 181 µs of CPU per push). Capped at one: Apple asks providers to reuse a
-        // connection rather than open many, and a burst on a fresh connection would otherwise
-        // open one per push beyond the 100 streams libcurl assumes before the server's SETTINGS.
+        // connection rather than open many, yet without the cap a push beyond the stream limit
+        // opens another. And the limit moves: APNs announces 1 stream after a rejected push until
+        // the next success (Apple radar 27870881), and before the server's SETTINGS arrive libcurl
+        // assumes 100, so a batch with bad tokens, or a burst on a fresh connection, would open
+        // dozens. With the cap those pushes wait for a stream on the one connection.
         http = CurlHTTPClient(userAgent: "app-native-gateway-apns", connectionsStayBusy: true, connectionsPerHost: 1)
         self.options = options
         self.timeSource = timeSource
