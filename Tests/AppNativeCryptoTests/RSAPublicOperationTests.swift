@@ -83,6 +83,24 @@ struct RSAPublicOperationTests {
         }
     }
 
+    @Test("without FIPS in OpenSSL's default properties the Montgomery engine is chosen; the provider engine agrees")
+    func engines() throws {
+        // Debian's OpenSSL ships no FIPS configuration; with `default_properties = fips=yes` the
+        // provider engine would be the default.
+        #expect(RSAVerificationEngine.default == .montgomery)
+        let key = try RSAPrivateKey.generate()
+        let viaProvider = try RSAPublicKey(validating: key.publicKey.key, engine: .provider)
+        for index in 0..<16 {
+            let message = Array("message \(index)".utf8)
+            var signature = try key.pkcs1v15SHA256Signature(for: message)
+            #expect(viaProvider.isValidPKCS1v15SHA256Signature(signature, for: message))
+            #expect(key.publicKey.isValidPKCS1v15SHA256Signature(signature, for: message))
+            signature[index * 7] ^= 0x40
+            #expect(!viaProvider.isValidPKCS1v15SHA256Signature(signature, for: message))
+            #expect(!key.publicKey.isValidPKCS1v15SHA256Signature(signature, for: message))
+        }
+    }
+
     @Test("one key verifies from many threads at once")
     func concurrent() async throws {
         let key = try RSAPrivateKey.generate()

@@ -32,8 +32,9 @@ final class SignatureContextPool: Sendable {
     }
 
     /// Whether `signature` is valid over the SHA-256 `digest`: OpenSSL's own verification
-    /// (for RSA, `RSA_verify` with the DigestInfo it encodes itself). `RSAPublicKey` verifies
-    /// on `RSAPublicOperation` instead; tests use this as the reference it must agree with.
+    /// (for RSA, `RSA_verify` with the DigestInfo it encodes itself). `RSAPublicKey` uses it for
+    /// RSA only when OpenSSL is configured for FIPS (`RSAVerificationEngine`); the tests compare
+    /// `RSAPublicOperation` with it.
     func verify(signature: UnsafeRawBufferPointer, sha256Digest digest: UnsafeRawBufferPointer) -> Bool {
         guard let context = verifiers.withLock({ $0.popLast() }) ?? prepared(forSigning: false) else {
             OpenSSLErrorQueue.clear()
