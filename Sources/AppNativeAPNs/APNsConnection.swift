@@ -100,6 +100,13 @@ final class APNsConnection: Sendable {
                 let transportError: APNsError
                 switch error.code {
                 case .timeout:
+                    // A push that timed out waiting for a stream was never sent: Apple cannot
+                    // have delivered it, so it is retried. One that was sent may have been
+                    // delivered, and is not.
+                    if error.wasNeverSent, options.retryPolicy.allowsRetry(afterAttempt: attempt) {
+                        try await pause(afterAttempt: attempt)
+                        continue
+                    }
                     transportError = APNsError(.timeout, reason: error.reason)
                 case .transport, .connectFailed:
                     if options.retryPolicy.allowsRetry(afterAttempt: attempt) {

@@ -39,7 +39,8 @@ public final class CurlHTTPClient: HTTPFetching, Sendable {
     ///     (HTTP/2) waits for a free one instead of opening another. With 1, every request to
     ///     an HTTP/2 server shares one connection, also in the burst before the server's
     ///     SETTINGS frame, when libcurl would otherwise assume a limit of 100 streams. A waiting
-    ///     request's timeout runs from its start but fires only once it has a connection.
+    ///     request's timeout runs from its start but fires only once it has a connection; the
+    ///     error then has `wasNeverSent`, so the caller knows it may send the request again.
     public init(userAgent: String = "app-native-gateway", connectionsStayBusy: Bool = false, connectionsPerHost: Int? = nil) {
         precondition(
             !userAgent.isEmpty && PreparedRequest.isFieldValue(userAgent),

@@ -166,7 +166,11 @@ final class CurlTransfer {
             )
         }
         guard code == CURLE_OK || isBodyOverLimit else {
-            return .failure(ClientError(curlCode: code, detail: easy.errorMessage, origin: origin))
+            var error = ClientError(curlCode: code, detail: easy.errorMessage, origin: origin)
+            // libcurl counts the request bytes it hands to the connection (the request line and
+            // headers, or the HTTP/2 HEADERS): none means the server never saw this request.
+            error.wasNeverSent = easy.info(CURLINFO_REQUEST_SIZE) == 0
+            return .failure(error)
         }
         let version: Int =
             switch easy.info(CURLINFO_HTTP_VERSION) {

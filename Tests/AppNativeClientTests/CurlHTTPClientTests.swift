@@ -217,6 +217,29 @@ struct CurlHTTPClientTests {
         client.shutdown()
     }
 
+    @Test("a request that times out waiting for the one connection was never sent; one on the wire may have been")
+    func timeoutBeforeSending() async throws {
+        let capped = CurlHTTPClient(userAgent: "appnative-client-tests", connectionsPerHost: 1)
+        try await withFixturePeer { peer in
+            var slow = cleartextRequest(peer.url("/slow"))
+            slow.timeout = .seconds(2)
+            let onTheWire = Task { try await capped.send(slow) }
+            // Once the worker has added it, the slow request holds the only connection: a request
+            // submitted after that waits for it.
+            for _ in 0..<500 where capped.activeTransferCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(capped.activeTransferCount == 1)
+            var waiting = cleartextRequest(peer.url("/json"))
+            waiting.timeout = .milliseconds(500)
+            let queued = await failure { () async throws(ClientError) in try await capped.send(waiting) }
+            #expect(queued?.code == .timeout)
+            #expect(queued?.wasNeverSent == true)
+            let sent = await failure(of: onTheWire)
+            #expect(sent?.code == .timeout)
+            #expect(sent?.wasNeverSent == false)
+        }
+        capped.shutdown()
+    }
+
     @Test("a closed port is a connect failure")
     func connectionRefused() async throws {
         let port = try closedLoopbackPort()
@@ -224,6 +247,7 @@ struct CurlHTTPClientTests {
             try await client.send(cleartextRequest("http://127.0.0.1:\(port)/json"))
         }
         #expect(error?.code == .connectFailed)
+        #expect(error?.wasNeverSent == true)
         client.shutdown()
     }
 
