@@ -74,9 +74,9 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where the error was thrown.
     public let location: SourceLocation
     /// True only when the client knows that no byte of the request was handed to a connection:
-    /// it failed while waiting for a connection or a stream (`CurlHTTPClient`'s
-    /// `connectionsPerHost`) or while connecting. The server cannot have
-    /// acted on it, so even a non-idempotent request may be sent again. False means it may have.
+    /// it failed while connecting, or while waiting for a connection or a stream
+    /// (`CurlHTTPClient`'s `connectionsPerHost`). The server cannot have acted on it, so even a
+    /// non-idempotent request may be sent again. False means it may have.
     public var wasNeverSent: Bool = false
 
     /// Creates an error. Public so that fakes of `HTTPFetching` can fail like the real client.
