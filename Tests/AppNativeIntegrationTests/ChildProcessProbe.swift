@@ -87,6 +87,55 @@ struct ChildProcessProbe: Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
     }
 
+    /// The open descriptors split in two: TCP connections to `remotePort` (the pooled upstream
+    /// connections a gateway may keep, up to its idle cap) and all the others (listeners, client
+    /// connections, files, pipes, epoll, eventfd).
+    func descriptors(connectedTo remotePort: Int) -> (connected: Int, others: Int) {
+        let targets = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        }
+        let connected = Self.connectionInodes(pid: pid, remotePort: remotePort)
+        let count = targets.filter { connected.contains($0) }.count
+        return (count, targets.count - count)
+    }
+
+    /// Every descriptor and what it points at (`3 -> socket:[123]`), for failure messages.
+    var descriptorTargets: String {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
+            .map { "\($0) -> \((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "?")" }
+            .joined(separator: ", ")
+    }
+
+    /// Waits (polling, at most `limit`) until the descriptors other than connections to
+    /// `remotePort` are at most `count`; returns the last split seen. A client connection's
+    /// close is noticed asynchronously.
+    func waitForDescriptors(
+        otherThanConnectionsTo remotePort: Int, atMost count: Int, limit: Duration = .seconds(10)
+    ) -> (connected: Int, others: Int) {
+        let deadline = ContinuousClock.now + limit
+        var current = descriptors(connectedTo: remotePort)
+        while current.others > count && ContinuousClock.now < deadline {
+            usleep(20_000)
+            current = descriptors(connectedTo: remotePort)
+        }
+        return current
+    }
+
+    /// `socket:[inode]` of the process's TCP sockets (IPv4 and IPv6) whose remote port is `port`.
+    private static func connectionInodes(pid: Int32, remotePort port: Int) -> Set<String> {
+        var inodes = Set<String>()
+        for table in ["/proc/\(pid)/net/tcp", "/proc/\(pid)/net/tcp6"] {
+            // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
+            for line in (readProcFile(table) ?? "").split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count > 9, let portText = fields[2].split(separator: ":").last, Int(portText, radix: 16) == port
+                else { continue }
+                inodes.insert("socket:[\(fields[9])]")
+            }
+        }
+        return inodes
+    }
+
     /// Gives every thread of the process the lowest CPU priority (nice 19); threads it starts
     /// later inherit it from their creator. Linux applies nice per thread, hence /proc/<pid>/task.
     func lowerPriority() {

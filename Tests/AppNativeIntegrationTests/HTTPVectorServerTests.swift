@@ -336,11 +336,17 @@ struct VectorGateway: SuiteTrait, TestScoping {
         // and leaves the one pooled upstream connection the cases reuse.
         let port = fixture.port
         _ = try await blocking { try RawHTTPClient.get(port: port, "/__warm-up").status }
-        let descriptorsAtStart = gateway.openDescriptors
+        let atStart = gateway.descriptors(connectedTo: fixture.upstreamPort)
+        #expect(atStart.connected == 1, "the warm-up leaves one pooled upstream connection, seen \(atStart.connected)")
         try await Self.$current.withValue(fixture) { try await function() }
-        // Every client connection of every case was closed (refused ones by the gateway); a
-        // second pooled upstream connection may stay.
-        let descriptors = gateway.waitForDescriptors(atMost: descriptorsAtStart + 1)
-        #expect(descriptors <= descriptorsAtStart + 1, "the gateway holds \(descriptors) descriptors after the cases, \(descriptorsAtStart) before")
+        // Every client connection of every case was closed (refused ones by the gateway), and
+        // nothing else was left open. Pooled upstream connections may stay: on a loaded machine
+        // a case can start before the previous one's connection is back in the pool, so more
+        // than one may be idle at the end, up to the pool's cap (64 per loop).
+        let atEnd = gateway.waitForDescriptors(otherThanConnectionsTo: fixture.upstreamPort, atMost: atStart.others)
+        #expect(
+            atEnd.others <= atStart.others,
+            "the gateway holds \(atEnd.others) descriptors other than upstream connections after the cases, \(atStart.others) before: \(gateway.descriptorTargets)")
+        #expect(atEnd.connected <= 64, "the gateway holds \(atEnd.connected) upstream connections after the cases")
     }
 }
