@@ -183,32 +183,30 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// Whether any field named `name` lists `token` as one of its comma-separated elements,
     /// compared case-insensitively (RFC 9110 §5.6.1 lists; used for Connection, RFC 9110 §7.6.1).
     public func containsToken(_ token: String, inField name: String) -> Bool {
-        var found = false
-        _ = withMatches(of: name, all: true) { storage, entry in
-            if !found {
-                ListElements.forEach(in: Self.valueBytes(storage, entry)) { element in
-                    found = ListElements.equalsIgnoringCase(element, token)
-                    return !found
-                }
-            }
-        }
-        return found
+        containsListElement(inField: name) { ListElements.equalsIgnoringCase($0, token) }
     }
 
     /// Whether any field named `name` (`Accept`, for one) lists an element whose media type,
     /// before its `;` parameters, is `mediaType`, compared case-insensitively (RFC 9110 §8.3.1,
     /// §12.5.1): `text/event-stream` is in `Text/Event-Stream;q=0.9, */*`. Read in place.
     public func containsMediaType(_ mediaType: String, inField name: String) -> Bool {
+        containsListElement(inField: name) { element in
+            var end = element.firstIndex(of: ASCII.semicolon) ?? element.count
+            while end > 0 && ByteClass.isWhitespace(element[end - 1]) { end -= 1 }
+            return ListElements.equalsIgnoringCase(UnsafeBufferPointer(rebasing: element[..<end]), mediaType)
+        }
+    }
+
+    /// Whether `matches` holds for any comma-separated element of any field named `name`, read
+    /// in place and stopping at the first that does.
+    private func containsListElement(inField name: String, _ matches: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         var found = false
-        _ = withMatches(of: name, all: true) { storage, entry in
-            if !found {
-                ListElements.forEach(in: Self.valueBytes(storage, entry)) { element in
-                    var end = element.firstIndex(of: ASCII.semicolon) ?? element.count
-                    while end > 0 && ByteClass.isWhitespace(element[end - 1]) { end -= 1 }
-                    found = ListElements.equalsIgnoringCase(UnsafeBufferPointer(rebasing: element[..<end]), mediaType)
-                    return !found
-                }
+        forEachValueBytes(name) { value, _ in
+            ListElements.forEach(in: value) { element in
+                found = matches(element)
+                return !found
             }
+            return !found
         }
         return found
     }
