@@ -1,4 +1,3 @@
-import AppNativeCore
 internal import CAppNativeOpenSSL
 
 /// RSASSA-PKCS1-v1_5 SHA-256 verification (RFC 8017 §8.2.2) computed on OpenSSL's Montgomery
@@ -27,9 +26,7 @@ final class RSAPublicOperation: @unchecked Sendable {
     private let correction: BigNumber
     /// The EMSA-PKCS1-v1_5 encoding of a SHA-256 digest with the digest bytes zero, as a number.
     private let encodedPrefix: BigNumber
-    private let idle = Locked<[Scratch]>([])
-    /// Enough for every event-loop thread plus a few async callers; extra scratch is freed.
-    private static let maximumIdleScratch = 16
+    private let idle = IdleObjects<Scratch>()
 
     /// The DER encoding of DigestInfo for SHA-256 without the hash (RFC 8017 §9.2, note 1).
     private static let sha256DigestInfoPrefix: [UInt8] = [
@@ -38,7 +35,7 @@ final class RSAPublicOperation: @unchecked Sendable {
     private static let digestInfoByteCount = sha256DigestInfoPrefix.count + SHA256.byteCount
 
     /// The numbers one verification works on, and the `BN_CTX` the Montgomery code may borrow from.
-    /// `@unchecked Sendable`: one caller at a time holds it, handed over through `idle`'s lock.
+    /// `@unchecked Sendable`: one caller at a time holds it, handed over through `idle`.
     private final class Scratch: @unchecked Sendable {
         let context: OpaquePointer
         let signature: OpaquePointer
@@ -118,15 +115,11 @@ final class RSAPublicOperation: @unchecked Sendable {
     /// whose SHA-256 is `digest`.
     func verify(signature: UnsafeRawBufferPointer, sha256Digest digest: UnsafeRawBufferPointer) -> Bool {
         guard signature.count == byteCount, digest.count == SHA256.byteCount else { return false }
-        guard let scratch = idle.withLock({ $0.popLast() }) ?? Scratch() else {
+        guard let scratch = idle.take() ?? Scratch() else {
             OpenSSLErrorQueue.clear()
             return false
         }
-        defer {
-            idle.withLock { idle in
-                if idle.count < Self.maximumIdleScratch { idle.append(scratch) }
-            }
-        }
+        defer { idle.park(scratch) }
         guard recoverMessageRepresentative(signature, using: scratch), encodeMessage(digest: digest, using: scratch) else {
             OpenSSLErrorQueue.clear()
             return false

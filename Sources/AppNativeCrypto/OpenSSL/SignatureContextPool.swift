@@ -1,5 +1,3 @@
-import AppNativeCore
-
 /// Prepared signing or verification contexts for one key, reused across calls.
 ///
 /// OpenSSL 3.0 re-fetches the signature algorithm and the digest every time a context is
@@ -21,10 +19,8 @@ final class SignatureContextPool: Sendable {
 
     private let key: EVPPKey
     private let scheme: Scheme
-    private let verifiers = Locked<[EVPPKeyContext]>([])
-    private let signers = Locked<[EVPPKeyContext]>([])
-    /// Enough for every event-loop thread plus a few async callers; extra contexts are freed.
-    private static let maximumIdleContexts = 16
+    private let verifiers = IdleObjects<EVPPKeyContext>()
+    private let signers = IdleObjects<EVPPKeyContext>()
 
     init(key: EVPPKey, scheme: Scheme) {
         self.key = key
@@ -36,25 +32,25 @@ final class SignatureContextPool: Sendable {
     /// RSA only when OpenSSL is configured for FIPS (`RSAVerificationEngine`); the tests compare
     /// `RSAPublicOperation` with it.
     func verify(signature: UnsafeRawBufferPointer, sha256Digest digest: UnsafeRawBufferPointer) -> Bool {
-        guard let context = verifiers.withLock({ $0.popLast() }) ?? prepared(forSigning: false) else {
+        guard let context = verifiers.take() ?? prepared(forSigning: false) else {
             OpenSSLErrorQueue.clear()
             return false
         }
         let isValid = context.verify(signature: signature, digest: digest)
         if !isValid { OpenSSLErrorQueue.clear() }
-        park(context, in: verifiers)
+        verifiers.park(context)
         return isValid
     }
 
     /// The signature of the SHA-256 `digest` (RSA: exactly the modulus length; EC: DER).
     func sign(sha256Digest digest: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard let context = signers.withLock({ $0.popLast() }) ?? prepared(forSigning: true),
+        guard let context = signers.take() ?? prepared(forSigning: true),
             let signature = context.sign(digest: digest, maximumByteCount: key.maximumSignatureByteCount)
         else {
             OpenSSLErrorQueue.clear()
             return nil
         }
-        park(context, in: signers)
+        signers.park(context)
         return signature
     }
 
@@ -65,11 +61,5 @@ final class SignatureContextPool: Sendable {
             ? context.prepareSigning(digest: FetchedDigest.sha256, rsaPKCS1Padding: scheme.usesPKCS1Padding)
             : context.prepareVerification(digest: FetchedDigest.sha256, rsaPKCS1Padding: scheme.usesPKCS1Padding)
         return ready ? context : nil
-    }
-
-    private func park(_ context: EVPPKeyContext, in pool: Locked<[EVPPKeyContext]>) {
-        pool.withLock { idle in
-            if idle.count < Self.maximumIdleContexts { idle.append(context) }
-        }
     }
 }
