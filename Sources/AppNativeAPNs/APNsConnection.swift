@@ -97,24 +97,15 @@ final class APNsConnection: Sendable {
                 result.attempts = attempt
                 return result
             case .failure(let error):
+                if Self.isRetryable(error), options.retryPolicy.allowsRetry(afterAttempt: attempt) {
+                    try await pause(afterAttempt: attempt)
+                    continue
+                }
                 let transportError: APNsError
                 switch error.code {
                 case .timeout:
-                    // A push that timed out waiting for a stream was never sent: Apple cannot
-                    // have delivered it, so it is retried. One that was sent may have been
-                    // delivered, and is not.
-                    if error.wasNeverSent, options.retryPolicy.allowsRetry(afterAttempt: attempt) {
-                        try await pause(afterAttempt: attempt)
-                        continue
-                    }
                     transportError = APNsError(.timeout, reason: error.reason)
-                case .transport, .connectFailed:
-                    if options.retryPolicy.allowsRetry(afterAttempt: attempt) {
-                        try await pause(afterAttempt: attempt)
-                        continue
-                    }
-                    transportError = APNsError(.connectionFailed, reason: error.reason)
-                case .tlsFailed:
+                case .transport, .connectFailed, .tlsFailed:
                     transportError = APNsError(.connectionFailed, reason: error.reason)
                 case .shutDown, .cancelled:
                     transportError = APNsError(.shutDown, reason: error.reason)
@@ -125,6 +116,18 @@ final class APNsConnection: Sendable {
                     deviceToken: deviceToken, sent: false, apnsID: apnsID, attempts: attempt,
                     transportError: transportError)
             }
+        }
+    }
+
+    /// Transport failures worth another attempt with the same `apns-id`: a lost or refused
+    /// connection, and a timeout of a push that was never sent (it waited for a stream; Apple
+    /// cannot have delivered it). A push that timed out on the wire may have been delivered, and
+    /// a TLS failure would fail again.
+    static func isRetryable(_ error: ClientError) -> Bool {
+        switch error.code {
+        case .transport, .connectFailed: true
+        case .timeout: error.wasNeverSent
+        default: false
         }
     }
 

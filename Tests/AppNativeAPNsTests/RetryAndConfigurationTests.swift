@@ -1,4 +1,5 @@
 @testable import AppNativeAPNs
+import AppNativeClient
 import AppNativeCore
 import AppNativeCrypto
 import AppNativeJSON
@@ -21,6 +22,22 @@ struct RetryPolicyTests {
         #expect(policy.delay(afterAttempt: 1, jitter: 0) == .milliseconds(50))
         #expect(policy.delay(afterAttempt: 3, jitter: 0.5) == .milliseconds(300))
         #expect(policy.delay(afterAttempt: 5, jitter: 0) == .milliseconds(500))
+    }
+
+    @Test("a lost connection and an unsent timeout are retried; a sent timeout, TLS and refused requests are not")
+    func retryableTransportFailures() {
+        func error(_ code: ClientError.Code, neverSent: Bool) -> ClientError {
+            var error = ClientError(code, reason: "test")
+            error.wasNeverSent = neverSent
+            return error
+        }
+        #expect(APNsConnection.isRetryable(error(.transport, neverSent: false)))
+        #expect(APNsConnection.isRetryable(error(.connectFailed, neverSent: true)))
+        #expect(APNsConnection.isRetryable(error(.timeout, neverSent: true)))
+        #expect(!APNsConnection.isRetryable(error(.timeout, neverSent: false)))
+        #expect(!APNsConnection.isRetryable(error(.tlsFailed, neverSent: true)))
+        #expect(!APNsConnection.isRetryable(error(.invalidRequest, neverSent: true)))
+        #expect(!APNsConnection.isRetryable(error(.shutDown, neverSent: true)))
     }
 
     @Test("attempt budget")
