@@ -18,7 +18,7 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
             case invalidRequestLine, invalidTarget, invalidVersion, invalidStatusLine
             case unsupportedMethod, refusedMethod, unsupportedVersion
             case invalidHeader, whitespaceBeforeColon, obsFold, bareCR, bareLF
-            case missingHost, duplicateHost, invalidHost, duplicateAuthorization
+            case missingHost, duplicateHost, invalidHost, authorityMismatch, duplicateAuthorization
             case ambiguousFraming, invalidContentLength, invalidTransferEncoding, unsupportedTransferCoding
             case invalidChunk
             case requestLineTooLong, headerSectionTooLarge, tooManyHeaders, bodyTooLarge
@@ -63,6 +63,9 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         /// A Host value that is not `uri-host [ ":" port ]`, or an absolute-form target whose
         /// authority is not (RFC 9110 §7.2, §4.2.4).
         public static let invalidHost = Code(.invalidHost)
+        /// An absolute-form target whose authority is not the Host field's value (gateway policy:
+        /// one request, one host).
+        public static let authorityMismatch = Code(.authorityMismatch)
         /// More than one Authorization field line (gateway policy: Authorization is a singleton).
         public static let duplicateAuthorization = Code(.duplicateAuthorization)
         /// Both Content-Length and Transfer-Encoding (RFC 9112 §6.3, §6.1).

@@ -191,6 +191,21 @@ public struct HTTPRequestParser: Sendable {
         if summary.hostCount == 1 && !HostSyntax.isValid(FieldSummary.value(bytes, fields[summary.hostIndex])) {
             throw HTTPParseError(.invalidHost, reason: "Host is not uri-host [\":\" port]")
         }
+        // Gateway policy: an absolute-form target names the host the request is for (RFC 9112
+        // §3.2.2), while the Origin rule, the redirect URI and the access log read Host. A request
+        // whose two names disagree would be judged for one host and forwarded for another.
+        if summary.hostCount == 1, bytes[scanner.targetStart] != ASCII.slash,
+            case .absolute(let authority, _) = try RequestTargetForm.classify(
+                UnsafeBufferPointer(start: bytes + scanner.targetStart, count: scanner.targetEnd - scanner.targetStart),
+                method: scanner.method
+            ),
+            !Self.equalsIgnoringCase(
+                UnsafeBufferPointer(start: bytes + scanner.targetStart + authority.lowerBound, count: authority.count),
+                FieldSummary.value(bytes, fields[summary.hostIndex])
+            )
+        {
+            throw HTTPParseError(.authorityMismatch, reason: "absolute-form target names another authority than Host")
+        }
         // Gateway policy: two credentials would let the gateway and the upstream authenticate different ones.
         if summary.authorizationCount > 1 {
             throw HTTPParseError(.duplicateAuthorization, reason: "more than one Authorization field line")
@@ -218,6 +233,13 @@ public struct HTTPRequestParser: Sendable {
             headers: FieldStrings.headers(bytes, fields)
         )
         return (head, framing, summary.isKeepAlive(version))
+    }
+
+    /// ASCII case-insensitive equality of two host names (RFC 9110 §4.2.3).
+    private static func equalsIgnoringCase(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count where ByteClass.lowercased(lhs[index]) != ByteClass.lowercased(rhs[index]) { return false }
+        return true
     }
 
     /// Readies the parser for the next request, or for discarding when the connection closes.

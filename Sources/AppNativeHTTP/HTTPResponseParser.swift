@@ -207,6 +207,10 @@ public struct HTTPResponseParser: Sendable {
     ) throws(HTTPParseError) -> MadeHead {
         let fields = scanner.fields
         let status = scanner.status
+        // RFC 9110 §15: a status code is 100-599; anything else is not a response we can relay.
+        guard (100...599).contains(status) else {
+            throw HTTPParseError(.invalidStatusLine, reason: "status code outside 100-599")
+        }
         let summary = FieldSummary(bytes, fields)
         var isInformational = false
         var switchesProtocols = false

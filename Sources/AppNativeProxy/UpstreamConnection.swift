@@ -279,7 +279,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        transport.shutdown()
+        _ = transport.shutdown()
         pool.loop.deregister(fd)
         Glibc.close(fd)
         pool.connectionClosed(self)

@@ -23,8 +23,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     private var wasAboveHighWatermark = false
     private var exchange: HTTPExchange?
     var closeAfterResponse = false
-    private var closeWhenFlushed = false
-    private(set) var isClosed = false
+    private var lifecycle = Lifecycle.open
+    var isClosed: Bool { lifecycle == .closed }
     private var isPeerClosed = false
     var registryIndex = -1
     /// Monotonic deadline of the current phase (0: none) and what it guards.
@@ -35,7 +35,26 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     var tunnelWritable: (() -> Void)?
     var isTunnelPaused = false
 
-    enum DeadlinePhase { case keepAlive, head, body, write }
+    enum DeadlinePhase { case keepAlive, head, body, write, linger }
+
+    /// Where the connection is in its life. Closing follows RFC 9112 §9.6: the answer leaves
+    /// first, then the TLS close_notify and our FIN, then input is read and dropped until the
+    /// peer closes too. Closing with unread input (a body the answer made unnecessary, a
+    /// pipelined request after `Connection: close`) would make the kernel send a reset, and a
+    /// reset destroys whatever of the answer the client had not read yet: over TLS, all of it.
+    private enum Lifecycle {
+        case open
+        /// Nothing more is parsed; the queued answer is being written.
+        case flushing
+        /// The answer is out; the close_notify waits for room in the socket.
+        case closingTLS
+        /// Our side is shut; input is dropped until the peer closes or the linger deadline.
+        case lingering
+        case closed
+    }
+
+    /// How long a closing connection keeps reading for the peer's close.
+    private static let lingerTimeout: Duration = .seconds(5)
 
     /// Buffered pipelined input above which reading stops.
     private static let maxBufferedInput = 256 * 1024
@@ -60,7 +79,9 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     private var isPeerClosing = false
 
     func handle(events: IOEvents) {
-        if events.contains(.writable) { flush() }
+        if events.contains(.writable) {
+            if lifecycle == .closingTLS { shutDownOutput() } else { flush() }
+        }
         if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
             mayHaveInput = true
             if !events.isDisjoint(with: [.peerClosed, .hangUp, .error]) { isPeerClosing = true }
@@ -70,6 +91,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     private var wantsToRead: Bool {
         guard !isClosed, !isPeerClosed else { return false }
+        // A closing connection reads only to drop what arrives (see `Lifecycle`).
+        if lifecycle != .open { return true }
         if tunnelOnData != nil { return !isTunnelPaused }
         if input.count - inputStart > Self.maxBufferedInput { return false }
         if let exchange {
@@ -88,6 +111,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
                 if received < context.scratch.count && !isPeerClosing && transport.shortReadDrainsSocket {
                     mayHaveInput = false
                 }
+                guard lifecycle == .open else { continue }
                 if deadlinePhase == .keepAlive { setDeadline(.head) }
                 if deadlinePhase == .body { setDeadline(.body) }
                 consume(count: received)
@@ -99,6 +123,11 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
                 peerClosed()
                 return
             case .failed:
+                if lifecycle == .flushing {
+                    // A reset peer cannot read the answer either; over TLS a failed read ends
+                    // the session.
+                    exchange?.abort()
+                }
                 close()
                 return
             }
@@ -139,7 +168,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     /// Runs the parser over `buffer` while the current state lets it; returns the bytes consumed.
     private func feed(_ buffer: UnsafeRawBufferPointer) -> Int {
         var consumed = 0
-        while !isClosed && !closeWhenFlushed {
+        while lifecycle == .open {
             if let onData = tunnelOnData {
                 if consumed < buffer.count { onData(UnsafeRawBufferPointer(rebasing: buffer[consumed...])) }
                 return buffer.count
@@ -324,6 +353,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         case .write:
             exchange?.abort()
             close()
+        case .linger:
+            close()
         }
     }
 
@@ -335,12 +366,23 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         case .head: timeout = context.headerNanoseconds
         case .body: timeout = context.bodyIdleNanoseconds
         case .write: timeout = context.writeNanoseconds
+        case .linger: timeout = Self.lingerTimeout.wholeNanoseconds
         }
         deadline = context.loop.nowNanoseconds + timeout
     }
 
     private func peerClosed() {
         isPeerClosed = true
+        switch lifecycle {
+        case .lingering:
+            close()
+            return
+        case .flushing, .closingTLS:
+            // The peer shut its sending side; it may still read the answer being written.
+            return
+        case .open, .closed:
+            break
+        }
         if let onClose = tunnelOnClose {
             tunnelOnData = nil
             tunnelOnClose = nil
@@ -418,8 +460,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             if exchange != nil { deadline = 0 } else { setDeadline(.keepAlive) }
             deadlinePhase = exchange == nil ? .keepAlive : .body
         }
-        if closeWhenFlushed {
-            close()
+        if lifecycle == .flushing {
+            shutDownOutput()
             return
         }
         if wasAboveHighWatermark {
@@ -444,19 +486,48 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     // MARK: Closing
 
+    /// Ends the connection once the queued answer is out (see `Lifecycle`).
     func closeAfterFlush() {
+        guard lifecycle == .open else { return }
+        lifecycle = .flushing
+        input.removeAll()
+        inputStart = 0
         if output.isEmpty {
-            close()
+            shutDownOutput()
         } else {
-            closeWhenFlushed = true
-            // Stop reading; the peer gets our answer, then the close.
-            _ = shutdown(fd, Int32(SHUT_RD))
+            deferToEndOfIteration(.flush)
         }
+        // Input that arrives from now on is read and dropped, so it never turns into a reset.
+        deferToEndOfIteration(.resume)
+    }
+
+    /// The answer is out: close_notify (TLS), then FIN, then linger for the peer's close.
+    private func shutDownOutput() {
+        switch transport.shutdown() {
+        case .wouldBlock:
+            lifecycle = .closingTLS
+            if deadlinePhase != .write { setDeadline(.write) }
+            return
+        case .failed:
+            close()
+            return
+        case .transferred, .closed:
+            break
+        }
+        guard !isPeerClosed else {
+            close()
+            return
+        }
+        _ = shutdown(fd, Int32(SHUT_WR))
+        lifecycle = .lingering
+        setDeadline(.linger)
+        deferToEndOfIteration(.resume)
     }
 
     func close() {
         guard !isClosed else { return }
-        isClosed = true
+        let wasOpen = lifecycle == .open || lifecycle == .flushing
+        lifecycle = .closed
         if let exchange {
             self.exchange = nil
             exchange.abort()
@@ -468,7 +539,9 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             onClose()
         }
         tunnelWritable = nil
-        transport.shutdown()
+        // An abrupt close still tells a TLS peer the session ended on purpose; a graceful one
+        // already did.
+        if wasOpen { _ = transport.shutdown() }
         context.loop.deregister(fd)
         Glibc.close(fd)
         context.remove(self)

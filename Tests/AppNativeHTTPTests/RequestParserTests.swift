@@ -141,6 +141,24 @@ struct RequestParserTests {
             status: 400
         ),
         Refusal(
+            label: "absolute-form authority that is not Host",
+            raw: "GET http://other.test/a HTTP/1.1\r\nHost: h\r\n\r\n",
+            code: .authorityMismatch,
+            status: 400
+        ),
+        Refusal(
+            label: "absolute-form authority with a port Host lacks",
+            raw: "GET http://h:8080/a HTTP/1.1\r\nHost: h\r\n\r\n",
+            code: .authorityMismatch,
+            status: 400
+        ),
+        Refusal(
+            label: "HTTP/2 connection preface (RFC 9113 §3.4)",
+            raw: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+            code: .unsupportedVersion,
+            status: 505
+        ),
+        Refusal(
             label: "ftp absolute-form",
             raw: "GET ftp://h/ HTTP/1.1\r\nHost: h\r\n\r\n",
             code: .invalidTarget,
@@ -276,8 +294,10 @@ struct RequestParserTests {
             let outcome = EverySplit.request("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")
             #expect(outcome.error == nil, "Host \(host)")
         }
-        let absolute = EverySplit.request("GET HTTPS://h:1/p HTTP/1.1\r\nHost: h\r\n\r\n")
+        let absolute = EverySplit.request("GET HTTPS://h:1/p HTTP/1.1\r\nHost: H:1\r\n\r\n")
         #expect(absolute.messages.first?.head.target == "HTTPS://h:1/p")
+        let withoutHost = EverySplit.request("GET http://h/p HTTP/1.0\r\n\r\n")
+        #expect(withoutHost.error == nil, "an HTTP/1.0 absolute-form request without Host")
     }
 
     @Test("limits hold exactly at their value and refuse one byte or field past it")

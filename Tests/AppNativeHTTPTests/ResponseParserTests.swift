@@ -168,6 +168,8 @@ struct ResponseParserTests {
         Refusal(label: "lower-case version", raw: "http/1.1 200 OK\r\n\r\n", code: .invalidStatusLine),
         Refusal(label: "two-digit status", raw: "HTTP/1.1 20 OK\r\n\r\n", code: .invalidStatusLine),
         Refusal(label: "status below 100", raw: "HTTP/1.1 099 Odd\r\n\r\n", code: .invalidStatusLine),
+        Refusal(label: "status 600", raw: "HTTP/1.1 600 Odd\r\nContent-Length: 0\r\n\r\n", code: .invalidStatusLine),
+        Refusal(label: "status 999", raw: "HTTP/1.1 999 Odd\r\nContent-Length: 0\r\n\r\n", code: .invalidStatusLine),
         Refusal(label: "bare LF status line", raw: "HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n", code: .bareLF),
         Refusal(label: "obs-fold", raw: "HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: 0\r\n\r\n", code: .obsFold),
         Refusal(

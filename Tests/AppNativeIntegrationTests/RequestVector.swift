@@ -19,6 +19,8 @@ extension HTTPRequestVector {
         // (`/a?b=1`) with Host generated from the target's authority, which the case's
         // `forwarding.note` allows; it is therefore not forwarded as is.
         "target-absolute-form": "must-not-forward-as-is",
+        // Gateway policy: a target naming another authority than Host is refused (400).
+        "target-absolute-form-host-mismatch": "reject-400",
     ]
 
     static func all() throws -> [RequestVector] {

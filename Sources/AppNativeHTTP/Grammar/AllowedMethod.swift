@@ -40,6 +40,12 @@ enum AllowedMethod {
         count == 5 && (equals(bytes, "TRACE") || equals(bytes, "QUERY"))
     }
 
+    /// `PRI`: the method of the HTTP/2 connection preface (RFC 9113 §3.4). A listener that speaks
+    /// only HTTP/1.1 answers it as a version it does not support (505), not as an unknown method.
+    static func isHTTP2Preface(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        count == 3 && equals(bytes, "PRI")
+    }
+
     @inline(__always)
     private static func equals(_ bytes: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
         let literalBytes = literal.utf8Start

@@ -119,6 +119,9 @@ struct HeadScanner: Sendable {
                     if AllowedMethod.isRefused(bytes, count: index) {
                         throw HTTPParseError(.refusedMethod, reason: "TRACE and QUERY are refused")
                     }
+                    if AllowedMethod.isHTTP2Preface(bytes, count: index) {
+                        throw HTTPParseError(.unsupportedVersion, reason: "HTTP/2 connection preface on an HTTP/1.1 listener")
+                    }
                     throw HTTPParseError(.unsupportedMethod, reason: "method is not on the allow-list")
                 }
                 method = allowed

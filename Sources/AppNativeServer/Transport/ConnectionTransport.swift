@@ -4,8 +4,9 @@ public protocol ConnectionTransport: AnyObject {
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult
     /// Writes from `bytes`.
     func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult
-    /// Sends a TLS close_notify where there is one; never blocks.
-    func shutdown()
+    /// Sends a TLS close_notify where there is one; never blocks. `.wouldBlock`: the socket has
+    /// no room, call again once it is writable; `.transferred(0)`: done (or nothing to send).
+    func shutdown() -> TransportResult
     /// Whether a read that filled less than the buffer proves the socket drained, so the
     /// edge-triggered caller may wait for the next event instead of reading again (plain TCP
     /// yes; TLS no: the library may hold decrypted bytes or read one record at a time).

@@ -146,12 +146,29 @@ public final class TLSTransport: ConnectionTransport {
         switch error {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .wouldBlock
         case SSL_ERROR_ZERO_RETURN: return .closed
-        default: return .failed
+        default:
+            hasFailed = true
+            return .failed
         }
     }
 
-    public func shutdown() {
-        _ = SSL_shutdown(ssl)
+    /// After a fatal error OpenSSL forbids SSL_shutdown (the session state is undefined).
+    private var hasFailed = false
+
+    public func shutdown() -> TransportResult {
+        guard !hasFailed, SSL_is_init_finished(ssl) == 1 else { return .failed }
+        let result = SSL_shutdown(ssl)
+        // 0: our close_notify is sent, the peer's not yet read; 1: both done.
+        if result >= 0 { return .transferred(0) }
+        let error = SSL_get_error(ssl, result)
         ERR_clear_error()
+        switch error {
+        case SSL_ERROR_WANT_WRITE: return .wouldBlock
+        // Only our close_notify matters: the peer's arrives, if at all, during the linger read.
+        case SSL_ERROR_WANT_READ: return .transferred(0)
+        default:
+            hasFailed = true
+            return .failed
+        }
     }
 }
