@@ -35,6 +35,9 @@ public final class AccessLog: Sendable {
         line += ",\"path\":"
         LogLine.appendQuoted(path, to: &line)
         line += ",\"status\":\(status),\"bytes\":\(exchange.responseBodyBytes)"
+        // A response cut short (upstream failure, client gone) says so: the status alone would
+        // claim an answer the client did not get whole.
+        if status != 0 && !exchange.isResponseComplete { line += ",\"complete\":false" }
         line += ",\"duration_ms\":" + String(format: "%.3f", elapsed * 1000)
         if let upstreamNanoseconds, upstreamNanoseconds > 0 {
             line += ",\"upstream_ms\":" + String(format: "%.3f", Double(upstreamNanoseconds) / 1e6)

@@ -38,6 +38,8 @@ public enum IdentityHeaders: Sendable {
         "X-Authenticated-User", "X-Authenticated-Userid", "X-WEBAUTH-USER", "X-Webauth-Email",
         "X-User", "X-User-Id", "X-User-Email", "X-Email", "X-Auth-User", "Auth-User",
         "X-Amzn-Oidc-", "Cf-Access-Authenticated-User-Email", "Cf-Access-Jwt-Assertion",
+        // The authorization hook's namespace: upstreams trust these as the hook's word.
+        "X-Authz-",
     ]
 
     /// One forged name in `ForgedTable.bytes`. A trivial struct, so the per-field scan does no

@@ -11,6 +11,10 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private var upstreamHead: HTTPRequestHead
     private var sendsChunked: Bool
     private let mediation: ExchangeMediation?
+    /// Whether the request was forwarded as a WebSocket upgrade (the only way to a tunnel).
+    private let asksForUpgrade: Bool
+    /// Where the upstream's answer is; every response event moves it in `upstream(_:received:in:)`.
+    private var response = ResponseState.awaitingHead
     /// A mediated response is collected here until it ends (bounded by the mediator).
     private var collected: (status: Int, headers: HTTPHeaders, body: [UInt8])?
     private var upstream: UpstreamConnection?
@@ -22,7 +26,6 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private var attempts = 0
     private var hasSentBody = false
     private var isRequestBodyDone = false
-    private var isResponseDone = false
     private var isFinished = false
     private var tunnel: Tunnel?
     let requestID: String
@@ -35,10 +38,12 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         handler: ProxyHandler,
         upstreamHead: HTTPRequestHead,
         requestID: String,
+        asksForUpgrade: Bool,
         mediation: ExchangeMediation? = nil
     ) {
         self.exchange = exchange
         self.mediation = mediation
+        self.asksForUpgrade = asksForUpgrade
         self.pool = pool
         self.handler = handler
         self.upstreamHead = upstreamHead
@@ -104,10 +109,12 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         if !upstream.isBelowWatermark { exchange.pauseBody() }
     }
 
-    private func bodyEnded(_ trailers: HTTPHeaders?) {
+    private func bodyEnded(_: HTTPHeaders?) {
         isRequestBodyDone = true
-        if sendsChunked { upstream?.writeLastChunk(trailers: trailers) }
-        if upstream?.isConnected == true, !isResponseDone { arm(pool.responseTimeoutNanoseconds, phase: .response) }
+        // Request trailers are dropped: a trailer section could carry identity or framing fields
+        // past the removal the head went through, and no upstream here relies on them.
+        if sendsChunked { upstream?.writeLastChunk(trailers: nil) }
+        if upstream?.isConnected == true, !response.isDone { arm(pool.responseTimeoutNanoseconds, phase: .response) }
         maybeRelease()
     }
 
@@ -193,51 +200,95 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         tunnel?.resume()
     }
 
+    /// The upstream's answer, one parser event at a time; the transitions of `response` live here.
     func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: UnsafeRawBufferPointer) {
-        switch event {
-        case .head(var head, _):
-            if (100..<200).contains(head.status) && head.status != 101 {
-                // 100 Continue is ours to send (we read the body for the upstream); drop others too.
-                return
+        switch (response, event) {
+        case (.awaitingHead, .head(let head, _)) where head.status < 200 && head.status != 101:
+            // RFC 9110 §15.2: interim answers precede the final one; the response timeout keeps
+            // running until that arrives.
+            response = .interim
+            relayInterim(head)
+        case (.interim, .end):
+            response = .awaitingHead
+        case (.awaitingHead, .head(let head, _)):
+            finalHead(head, connection)
+        case (.collecting, .body(let range)):
+            guard let mediator = mediation?.response else { return }
+            collected?.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[range]))
+            if (collected?.body.count ?? 0) > mediator.maxUpstreamBodyBytes {
+                connection.release(reusable: false)
+                upstream = nil
+                handler.count(.invalidResponse)
+                respondError(502, "Upstream response too large")
             }
-            disarm()
-            upstreamDuration = exchange.loop.nowNanoseconds - upstreamStartedAt
-            if mediation?.response != nil {
-                collected = (head.status, head.headers, [])
-                return
-            }
-            let isUpgrade = head.status == 101
-            _ = HopByHopHeaders.remove(from: &head.headers, keepingWebSocketUpgrade: isUpgrade)
-            if isUpgrade {
-                head.headers.replaceOrAdd(name: "Connection", value: "Upgrade")
-            }
-            head.version = .http1_1
-            exchange.onWritable = { [weak self] in self?.upstream?.resumeReading() }
-            exchange.sendHead(head)
-            if isUpgrade { startTunnel(connection) }
-        case .body(let range):
-            if let mediator = mediation?.response {
-                collected?.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[range]))
-                if (collected?.body.count ?? 0) > mediator.maxUpstreamBodyBytes {
-                    connection.release(reusable: false)
-                    upstream = nil
-                    handler.count(.invalidResponse)
-                    respondError(502, "Upstream response too large")
-                }
-                return
-            }
+        case (.streaming, .body(let range)):
             exchange.sendBody(UnsafeRawBufferPointer(rebasing: buffer[range]))
             if !exchange.isWritable { connection.pauseReading() }
-        case .end(let trailers):
-            isResponseDone = true
+        case (.collecting, .end):
+            response = .done
             if let mediator = mediation?.response, let collected {
                 self.collected = nil
                 let answer = mediator.answer(status: collected.status, headers: collected.headers, body: collected.body)
                 exchange.respond(status: answer.status, headers: answer.headers, body: answer.body)
-            } else {
-                exchange.finish(trailers: trailers)
             }
             maybeRelease()
+        case (.streaming, .end(let trailers)):
+            response = .done
+            exchange.finish(trailers: trailers)
+            maybeRelease()
+        case (.tunnel, .end), (.done, _):
+            // The 101's own end once bytes are tunnelled, or events after an error answer.
+            break
+        case (.awaitingHead, _), (.interim, _), (.collecting, .head), (.streaming, .head), (.tunnel, _):
+            // The parser delivers head, body, end in order; nothing else can arrive here.
+            connection.release(reusable: false)
+            upstream = nil
+            handler.count(.invalidResponse)
+            respondError(502, "Upstream sent an invalid response")
+        }
+    }
+
+    /// A 1xx other than 101: `100 Continue` is ours to send (we read the body for the upstream);
+    /// others, such as `103 Early Hints`, reach HTTP/1.1 clients of unmediated routes.
+    private func relayInterim(_ head: HTTPResponseHead) {
+        guard head.status != 100, mediation?.response == nil else { return }
+        var head = head
+        _ = HopByHopHeaders.remove(from: &head.headers)
+        head.version = .http1_1
+        exchange.sendInformational(head)
+    }
+
+    private func finalHead(_ head: HTTPResponseHead, _ connection: UpstreamConnection) {
+        var head = head
+        let isUpgrade = head.status == 101
+        if isUpgrade && !(asksForUpgrade && WebSocketHandshake.isAcceptance(head)) {
+            // A switch nobody asked for would tunnel the client's next bytes to the upstream
+            // unauthenticated and unfiltered (RFC 9110 §15.2.2: a 101 answers an Upgrade).
+            connection.release(reusable: false)
+            upstream = nil
+            handler.count(.invalidResponse)
+            respondError(502, "Upstream switched protocols without an upgrade request")
+            return
+        }
+        disarm()
+        upstreamDuration = exchange.loop.nowNanoseconds - upstreamStartedAt
+        if mediation?.response != nil {
+            response = .collecting
+            collected = (head.status, head.headers, [])
+            return
+        }
+        _ = HopByHopHeaders.remove(from: &head.headers, keepingWebSocketUpgrade: isUpgrade)
+        if isUpgrade {
+            head.headers.replaceOrAdd(name: "Connection", value: "Upgrade")
+        }
+        head.version = .http1_1
+        exchange.onWritable = { [weak self] in self?.upstream?.resumeReading() }
+        exchange.sendHead(head)
+        if isUpgrade {
+            response = .tunnel
+            startTunnel(connection)
+        } else {
+            response = .streaming
         }
     }
 
@@ -255,6 +306,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             self.tunnel = nil
             return
         }
+        response = .done
         switch failure {
         case .closedBeforeResponse where connection.wasReused && attempts == 1 && isRetriable:
             // A pooled connection the upstream had already closed: nothing reached it, retry once.
@@ -337,7 +389,10 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         guard !isFinished else { return }
         isFinished = true
         exchange.resumeBody()  // the rest of an upload is drained, not left paused
-        if exchange.hasResponseStartedPublic {
+        response = .done
+        // A head (and body) still queued, none of it sent, is replaced by the error; once bytes
+        // have left, closing the connection is the only honest signal.
+        if exchange.hasResponseStartedPublic && !exchange.retractResponse() {
             exchange.abortConnection()
         } else {
             exchange.respondJSONError(status: status, detail: detail)
@@ -346,7 +401,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     }
 
     private func maybeRelease() {
-        guard isResponseDone, isRequestBodyDone, !isFinished else { return }
+        guard response.isDone, isRequestBodyDone, !isFinished else { return }
         isFinished = true
         let connection = upstream
         upstream = nil
@@ -360,5 +415,26 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         upstream = nil
         connection?.release(reusable: false)
         tunnel = nil
+    }
+}
+
+/// Where the upstream's answer to one exchange is.
+private enum ResponseState {
+    /// Nothing yet, or only finished interim (1xx) answers.
+    case awaitingHead
+    /// A 1xx head arrived; its end comes next, then the final head.
+    case interim
+    /// The final head went to the client; the body is relayed as it comes.
+    case streaming
+    /// A mediated answer is collected whole before it is reshaped.
+    case collecting
+    /// A 101 to a WebSocket upgrade: raw bytes both ways.
+    case tunnel
+    /// Answered (or failed): the exchange expects nothing more from the upstream.
+    case done
+
+    var isDone: Bool {
+        if case .done = self { return true }
+        return false
     }
 }

@@ -64,7 +64,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
         let pool = pool ?? self.pool
         let request = exchange.request
         let requestID = requestID ?? RequestID.resolve(from: request.headers, generator: requestIDs)
-        let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
+        // Only a complete WebSocket handshake keeps its upgrade; any other Upgrade is removed, so
+        // an upgrade asked for on POST or without a key is forwarded as a plain request.
+        let isWebSocket = WebSocketHandshake.isUpgradeRequest(request)
         // Room for what is added below (forwarding fields, request id, the caller's fields): the
         // shared field list is copied once, at its final size, instead of copied and then grown.
         var head = request.forwardingHead(
@@ -96,7 +98,8 @@ public final class ProxyHandler: HTTPExchangeHandler {
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
         head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(
-            exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID, mediation: mediation
+            exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID,
+            asksForUpgrade: isWebSocket, mediation: mediation
         )
         active[ObjectIdentifier(exchange)] = proxy
         proxy.start()

@@ -104,9 +104,10 @@ public final class HTTPExchange {
         guard !isAbortedState, responseState == .notStarted, let connection else { return }
         var head = head
         if (100..<200).contains(head.status) && head.status != 101 {
-            connection.writeHead(head)
+            sendInformational(head)
             return
         }
+        connection.beginResponse()
         responseStatus = head.status
         responseState = .streaming
         head.headers.append(contentsOf: extraResponseHeaders)
@@ -128,6 +129,29 @@ public final class HTTPExchange {
         connection.prepareConnectionHeader(&head, exchange: self)
         connection.writeHead(head)
     }
+
+    /// Sends an interim (1xx) response before the final one. Dropped for HTTP/1.0 clients, which
+    /// do not expect them (RFC 9110 §15.2), and once the final head was sent.
+    public func sendInformational(_ head: HTTPResponseHead) {
+        guard !isAbortedState, responseState == .notStarted, let connection else { return }
+        guard (100..<200).contains(head.status), head.status != 101, request.version.hasHTTP11Semantics else { return }
+        connection.writeHead(head)
+    }
+
+    /// Takes back a response whose bytes have not reached the socket yet (the upstream failed
+    /// right after its head), so that a complete error answer can replace it.
+    /// - Returns: whether the response was taken back; false once any of it was sent.
+    public func retractResponse() -> Bool {
+        guard !isAbortedState, responseState == .streaming, let connection, connection.retractResponse() else { return false }
+        responseState = .notStarted
+        responseStatus = 0
+        responseBodyBytes = 0
+        responseFraming = .none
+        return true
+    }
+
+    /// Whether the response went out whole: finished and not cut short.
+    public var isResponseComplete: Bool { responseState == .finished && !isAbortedState }
 
     /// Sends a piece of the response body.
     public func sendBody(_ bytes: UnsafeRawBufferPointer) {

@@ -412,6 +412,20 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         scheduleFlush()
     }
 
+    /// Where the current final response starts in the output, for `retractResponse()`.
+    private var responseMark = 0
+
+    /// Called before a final response head is written.
+    func beginResponse() {
+        responseMark = output.mark
+    }
+
+    /// Takes back the current response if none of its bytes has reached the socket.
+    func retractResponse() -> Bool {
+        guard !isClosed, lifecycle == .open else { return false }
+        return output.retract(to: responseMark)
+    }
+
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
         output.append(bytes)

@@ -5,12 +5,26 @@ public import AppNativeHTTP
 public struct OutgoingBytes: Sendable {
     private var bytes: [UInt8] = []
     private var start = 0
+    /// Bytes dropped from the front of `bytes` by compaction: `base + i` is the position of
+    /// `bytes[i]` in everything ever queued, which `mark` and `retract(to:)` speak in.
+    private var base = 0
 
     public init() {}
 
     /// Bytes queued and not yet accepted by the transport.
     public var pendingCount: Int { bytes.count - start }
     public var isEmpty: Bool { start == bytes.count }
+
+    /// The position the next queued byte gets.
+    public var mark: Int { base + bytes.count }
+
+    /// Drops everything queued since `mark` if none of it has been sent yet.
+    /// - Returns: whether it was dropped (false: some of it already left).
+    public mutating func retract(to mark: Int) -> Bool {
+        guard base + start <= mark, mark <= base + bytes.count else { return false }
+        bytes.removeSubrange((mark - base)...)
+        return true
+    }
 
     public mutating func append(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
     public mutating func append(_ array: [UInt8]) { bytes.append(contentsOf: array) }
@@ -60,6 +74,7 @@ public struct OutgoingBytes: Sendable {
             }
         }
         // Keep a moderate buffer for the next response; give back a huge one.
+        base += bytes.count
         bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)
         start = 0
         return .drained
