@@ -28,6 +28,11 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private var isRequestBodyDone = false
     private var isFinished = false
     private var tunnel: Tunnel?
+    /// Frame boundaries of each tunnel direction, so a close frame of ours never splits a frame.
+    private var framesToClient = WebSocketFrameTracker()
+    private var framesToUpstream = WebSocketFrameTracker()
+    /// The credential expired: the tunnel ends at the next frame boundary toward the client.
+    private var isEndingTunnel = false
     let requestID: String
     private(set) var upstreamStartedAt: UInt64 = 0
     private(set) var upstreamDuration: UInt64 = 0
@@ -294,6 +299,14 @@ final class ProxyExchange: UpstreamConnectionDelegate {
 
     func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: UnsafeRawBufferPointer) {
         guard let tunnel else { return }
+        if isEndingTunnel {
+            // The frame in flight still reaches the client whole; what follows it does not.
+            let count = framesToClient.follow(bytes, stoppingAtBoundary: true)
+            if count > 0 { tunnel.send(UnsafeRawBufferPointer(rebasing: bytes[..<count])) }
+            if framesToClient.isAtFrameBoundary { closeTunnel(connection) }
+            return
+        }
+        _ = framesToClient.follow(bytes)
         tunnel.send(bytes)
         if !tunnel.isWritable { connection.pauseReading() }
     }
@@ -338,6 +351,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         tunnel = exchange.startTunnel(
             onData: { [self, weak connection] bytes in
                 guard let connection else { return }
+                _ = self.framesToUpstream.follow(bytes)
                 connection.write(bytes)
                 if !connection.isBelowWatermark { self.tunnel?.pause() }
             },
@@ -347,6 +361,69 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             }
         )
         tunnel?.onWritable = { [weak connection] in connection?.resumeReading() }
+    }
+
+    // MARK: Credential expiry
+
+    /// The close code and reason a tunnel ends with when its credential expires (documented in
+    /// docs/identity.md): in the private range (RFC 6455 §7.4.2), after HTTP's 401.
+    static let credentialExpiredCloseCode: UInt16 = 4401
+    static let credentialExpiredReason = "credential expired"
+
+    /// How long a tunnel may take to reach a frame boundary once its credential expired.
+    private static let tunnelEndingTimeout: Duration = .seconds(10)
+
+    /// Ends a long-lived answer whose credential expired, in a way the client can tell from a
+    /// network failure: a WebSocket gets a close frame (code 4401), an event stream the end of
+    /// its chunked body. Anything else is cut.
+    func endForExpiredCredential() {
+        switch response {
+        case .tunnel:
+            guard let connection = upstream, tunnel != nil, !isEndingTunnel else { return }
+            isEndingTunnel = true
+            if framesToClient.isAtFrameBoundary {
+                closeTunnel(connection)
+                return
+            }
+            exchange.loop.schedule(after: Self.tunnelEndingTimeout) { [weak self] in
+                guard let self, self.tunnel != nil else { return }
+                self.tunnel?.close()
+                self.tunnel = nil
+                self.upstream?.close()
+            }
+        case .streaming:
+            response = .done
+            isFinished = true
+            disarm()
+            let connection = upstream
+            upstream = nil
+            connection?.release(reusable: false)
+            exchange.finish()
+        case .awaitingHead, .interim, .collecting, .done:
+            isFinished = true
+            let connection = upstream
+            upstream = nil
+            connection?.release(reusable: false)
+            exchange.abortConnection()
+        }
+    }
+
+    /// Both ends get a close frame (the upstream's masked, as a client's must be, and only
+    /// between frames), then the connections close once it is written.
+    private func closeTunnel(_ connection: UpstreamConnection) {
+        let code = Self.credentialExpiredCloseCode
+        let reason = Self.credentialExpiredReason
+        WebSocketFrameTracker.closeFrame(code: code, reason: reason).withUnsafeBytes { tunnel?.send($0) }
+        tunnel?.close()
+        tunnel = nil
+        if framesToUpstream.isAtFrameBoundary {
+            var maskingKey = [UInt8](repeating: 0, count: 4)
+            var generator = SystemRandomNumberGenerator()
+            for index in maskingKey.indices { maskingKey[index] = generator.next() }
+            connection.write(WebSocketFrameTracker.closeFrame(code: code, reason: reason, maskingKey: maskingKey))
+        }
+        connection.closeAfterFlush()
+        upstream = nil
     }
 
     // MARK: Timers

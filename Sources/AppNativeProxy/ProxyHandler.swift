@@ -52,6 +52,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
     /// A `mediation` (native routes) filters the body and reshapes the answer; `pool` sends the
     /// exchange to another upstream than this handler's own (a per-route URL); `requestID` is the
     /// one the caller already resolved for its own logs.
+    @discardableResult
     public func forward(
         _ exchange: HTTPExchange,
         extraHeaders: HTTPHeaders,
@@ -60,7 +61,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         mediation: ExchangeMediation? = nil,
         pool: UpstreamPool? = nil,
         requestID: String? = nil
-    ) {
+    ) -> ForwardedExchange {
         let pool = pool ?? self.pool
         let request = exchange.request
         let requestID = requestID ?? RequestID.resolve(from: request.headers, generator: requestIDs)
@@ -103,6 +104,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         )
         active[ObjectIdentifier(exchange)] = proxy
         proxy.start()
+        return ForwardedExchange(proxy)
     }
 
     /// Removes the cookie called `name` from the `Cookie` fields, which are joined into one (or
@@ -173,3 +175,20 @@ public final class ProxyHandler: HTTPExchangeHandler {
 
 @available(*, unavailable, message: "loop-owned")
 extension ProxyHandler: Sendable {}
+
+/// A forwarded exchange, for the layer that forwarded it to end it early. Holds it weakly: an
+/// exchange that already ended is left alone.
+public final class ForwardedExchange {
+    private weak var proxy: ProxyExchange?
+
+    init(_ proxy: ProxyExchange) { self.proxy = proxy }
+
+    /// Ends a WebSocket tunnel with close code 4401 or an event stream with the end of its body,
+    /// because the credential it was admitted with expired.
+    public func endForExpiredCredential() {
+        proxy?.endForExpiredCredential()
+    }
+}
+
+@available(*, unavailable, message: "loop-owned")
+extension ForwardedExchange: Sendable {}

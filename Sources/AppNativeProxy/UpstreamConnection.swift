@@ -248,6 +248,10 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         case .drained:
             break
         }
+        if closesWhenFlushed {
+            close()
+            return
+        }
         if wasAboveWatermark {
             wasAboveWatermark = false
             delegate?.upstreamWritable(self)
@@ -268,6 +272,19 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
             close()
         }
     }
+
+    /// Closes once queued bytes are written (a tunnel's last frame), or at once if none are.
+    func closeAfterFlush() {
+        delegate = nil
+        if output.isEmpty || !isConnected {
+            close()
+        } else {
+            closesWhenFlushed = true
+            scheduleFlush()
+        }
+    }
+
+    private var closesWhenFlushed = false
 
     private func fail(_ failure: UpstreamFailure) {
         let delegate = self.delegate

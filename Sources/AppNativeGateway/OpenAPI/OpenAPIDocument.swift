@@ -12,7 +12,7 @@ enum OpenAPIDocument {
         var paths: [(String, JSONValue)] = [
             (authPrefix + "me", ["get": me]),
             (authPrefix + "session", ["get": session, "post": session]),
-            (authPrefix + "logout", ["get": logout, "post": logout]),
+            (authPrefix + "logout", ["post": logout]),
             (authPrefix + "verify", ["get": verify, "post": verify, "put": verify, "patch": verify, "delete": verify]),
             (authPrefix + "jwks.json", ["get": jwks]),
             (authPrefix + "openapi.json", ["get": openapi]),
@@ -81,8 +81,11 @@ enum OpenAPIDocument {
     ]
 
     private static let logout: JSONValue = [
-        "summary": "Clears the session cookie.",
-        "responses": ["204": ["description": "`Set-Cookie` expires the cookie."]],
+        "summary": "Clears the session cookie (POST only; an Origin, when sent, must pass the Origin rule).",
+        "responses": [
+            "204": ["description": "`Set-Cookie` expires the cookie."],
+            "403": ["description": "Another site's Origin.", "content": ["application/json": ["schema": ref("ErrorDetail")]]],
+        ],
     ]
 
     private static let verify: JSONValue = [

@@ -143,13 +143,13 @@ final class GatewayHandler: HTTPExchangeHandler {
             serveNative(nativeRoute, exchange, identityHeaders: headers)
             return
         }
-        proxy.forward(
+        let forwarded = proxy.forward(
             exchange,
             extraHeaders: headers,
             strippedCookie: cookieName,
             keepsAuthorization: settings.passesAuthorization
         )
-        closeWhenCredentialExpires(exchange, identity: identity)
+        closeWhenCredentialExpires(exchange, forwarded, identity: identity)
     }
 
     // MARK: Authorization
@@ -225,15 +225,17 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     /// Long-lived connections end with their credential: a signed-out or removed user does not
     /// stay connected for hours on a WebSocket or an event stream.
-    private func closeWhenCredentialExpires(_ exchange: HTTPExchange, identity: VerifiedIdentity) {
+    /// The WebSocket gets close code 4401 ("credential expired") and the event stream a clean end,
+    /// so the app can tell an expiry from a network failure and sign in again.
+    private func closeWhenCredentialExpires(_ exchange: HTTPExchange, _ forwarded: ForwardedExchange, identity: VerifiedIdentity) {
         let request = exchange.request
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
         guard isWebSocket || request.headers.containsMediaType("text/event-stream", inField: "Accept") else { return }
         let remaining = identity.expiresAt + settings.credentialExpiryGrace.seconds - SystemTimeSource().wallSeconds
-        exchange.loop.schedule(after: .milliseconds(Int64(max(0, remaining) * 1000))) { [weak exchange, logger] in
+        exchange.loop.schedule(after: .milliseconds(Int64(max(0, min(remaining, 1e9)) * 1000))) { [weak exchange, logger] in
             guard let exchange, exchange.holdsConnection else { return }
-            logger.info("closing a long-lived connection: its credential expired", ["user.oid": identity.user.objectID])
-            exchange.abortConnection()
+            logger.info("ending a long-lived connection: its credential expired", ["user.oid": identity.user.objectID])
+            forwarded.endForExpiredCredential()
         }
     }
 
@@ -383,12 +385,26 @@ final class GatewayHandler: HTTPExchangeHandler {
         let changesState = ["POST", "PUT", "PATCH", "DELETE"].contains(request.method)
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
         guard changesState || isWebSocket else { return true }
-        guard let origin = request.headers.first("Origin")?.lowercased() else { return false }
+        guard let origin = request.headers.first("Origin") else { return false }
+        return isAllowed(origin: origin, request)
+    }
+
+    /// The Origin rule's one comparison: the request's own host, or ALLOWED_ORIGINS when set.
+    private func isAllowed(origin: String, _ request: HTTPRequestHead) -> Bool {
+        let origin = origin.lowercased()
         if settings.allowedOrigins.isEmpty {
             guard let host = request.headers.first("Host")?.lowercased() else { return false }
             return origin == "https://" + host || origin == "http://" + host
         }
         return settings.allowedOrigins.contains(origin)
+    }
+
+    /// Signing out changes state without a credential to check, so the Origin rule is all that
+    /// stops another site's form from ending the session. Browsers send Origin on every POST;
+    /// a request without one comes from a client that is not a browser.
+    private func logoutAllowed(_ request: HTTPRequestHead) -> Bool {
+        if let origin = request.headers.first("Origin") { return isAllowed(origin: origin, request) }
+        return request.headers.first("Sec-Fetch-Site").map { $0.lowercased() != "cross-site" } ?? true
     }
 
     // MARK: Endpoints
@@ -397,7 +413,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// `verify` takes every method: forward-auth proxies pass the original request's method.
     static let endpointMethods: [String: [String]] = [
         "jwks.json": ["GET"], "openapi.json": ["GET"], "me": ["GET"],
-        "session": ["GET", "POST"], "logout": ["GET", "POST"],
+        "session": ["GET", "POST"], "logout": ["POST"],
         "verify": ["GET", "POST", "PUT", "PATCH", "DELETE"],
     ]
 
@@ -420,6 +436,11 @@ final class GatewayHandler: HTTPExchangeHandler {
         case "openapi.json":
             exchange.respond(status: 200, headers: ["Content-Type": "application/json"], body: openAPIDocument)
         case "logout":
+            guard logoutAllowed(exchange.request) else {
+                metrics.outcome("rejected", reason: "origin")
+                exchange.respondJSONError(status: 403, detail: "Origin not allowed")
+                return
+            }
             var headers: HTTPHeaders = ["Cache-Control": "no-store"]
             if let cookies = settings.authenticator.cookies {
                 headers.add(name: "Set-Cookie", value: cookies.clearCookieHeader())
