@@ -12,8 +12,10 @@ closes.
 Choosing a fault, first match wins:
   1. the path `/fault/<name>[/anything][?query]`;
   2. the request header `X-Misbehave: <name>`;
-  3. any request header value containing `fault+<name>@` (the hook is called with the identity
-     headers only, so a test mints a token whose email is `fault+<name>@example.com`).
+  3. on a path starting with `/authz` (the hook's AUTHORIZE_URL) only: any request header value
+     containing `fault+<name>@` (the hook is called with the identity headers only, so a test
+     mints a token whose email is `fault+<name>@example.com`; the same user's upstream requests,
+     on other paths, are echoed).
 With no fault the request is answered `200` with a JSON echo of its head (see below), keep-alive.
 
 Upstream faults:
@@ -147,6 +149,8 @@ def fault_of(head):
     chosen = header(head, "x-misbehave")
     if chosen:
         return chosen.strip()
+    if not path.startswith("/authz"):
+        return None
     for _, value in head["headers"]:
         start = value.find("fault+")
         if start >= 0:
@@ -211,7 +215,7 @@ async def hold(reader, seconds):
         pass
 
 
-async def play(name, head, reader, writer, connection):
+async def play(name, head, reader, writer):
     """Writes the fault's bytes; returns whether the connection may carry another request."""
     query = parse_qs(urlsplit(head["target"]).query)
     seconds = float(query.get("s", [options.slow_seconds])[0])
@@ -368,7 +372,7 @@ async def serve(reader, writer):
                 writer.write(echo(head))
                 await writer.drain()
                 continue
-            if not await play(name, head, reader, writer, connection):
+            if not await play(name, head, reader, writer):
                 break
     except (Malformed, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
         pass
