@@ -501,6 +501,7 @@ def cross_origin_cases(suite, scheme):
                     }""", gateway + "/app/transfer")
                 response = info.value
             except Error as error:
+                suite.screenshot(other, f"{scheme.name}-403-cross-origin-form.png")  # the browser's error page
                 raise AssertionError(f"the browser shows a network error instead of the 403 page: {error.message.splitlines()[0]}")
             check(response is not None, "no response to the form POST (network error)")
             sent_cookie = COOKIE + "=" in (response.request.all_headers().get("cookie") or "")
@@ -675,17 +676,16 @@ def expiry_cases(suite, scheme):
         return shared["log"]
 
     def event_source():
-        started, log = None, opened()
-        started = shared["started"]
-        state = log["state"]
+        log = opened()
+        started, state = shared["started"], log["state"]
         check(started["events"] >= 1, f"the EventSource received no event before expiry: {started}")
         check(state["esErrors"] >= 1, f"the EventSource did not end within {EXPIRY_WAIT_MS // 1000} s after opening: {state}")
         check(log["readyState"] == 2, f"the EventSource is not closed (readyState {log['readyState']}): its reconnection was not refused")
 
     def event_stream_end():
-        started, log = shared.get("started") or opened(), opened()
-        state = log["state"]
-        check(shared["started"]["chunks"] >= 1, f"the streamed fetch received nothing before expiry: {shared['started']}")
+        log = opened()
+        started, state = shared["started"], log["state"]
+        check(started["chunks"] >= 1, f"the streamed fetch received nothing before expiry: {started}")
         check(state["stream"] == "done", f"the event stream did not end cleanly: {state['stream']}")
 
     def websocket():
@@ -711,21 +711,22 @@ def main():
     parser.add_argument("--timeout", type=float, default=900, help="seconds before the whole run is abandoned")
     args = parser.parse_args()
 
-    def abandon():
-        print(f"FAIL suite: not finished after {args.timeout:.0f} s", flush=True)
-        Child.stop_all()
-        os._exit(2)
-
-    watchdog = threading.Timer(args.timeout, abandon)
-    watchdog.daemon = True
-    watchdog.start()
-    signal.signal(signal.SIGTERM, lambda *_: (Child.stop_all(), os._exit(2)))
-
     from playwright.sync_api import sync_playwright
     global Error
     from playwright.sync_api import Error
 
     suite = Suite(args)
+
+    def abandon(reason):
+        print(f"FAIL suite: {reason}", flush=True)
+        Child.stop_all()
+        suite.temp.cleanup()
+        os._exit(2)
+
+    watchdog = threading.Timer(args.timeout, abandon, [f"not finished after {args.timeout:.0f} s"])
+    watchdog.daemon = True
+    watchdog.start()
+    signal.signal(signal.SIGTERM, lambda *_: abandon("terminated"))
     try:
         with sync_playwright() as playwright:
             try:
