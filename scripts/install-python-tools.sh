@@ -3,6 +3,8 @@
 #
 #   schemathesis  property-based checks of the running gateway against its OpenAPI document
 #   aioapns       the Python reference's APNs transport: interoperability test and benchmark peer
+#   playwright    drives Debian's /usr/bin/chromium in Tests/Peers/browser_suite.py (never
+#                 `playwright install`: the suite launches the system browser)
 #
 # Idempotent and fast when already installed: a stamp file records the pinned set.
 set -euo pipefail
@@ -12,6 +14,7 @@ venv="$root/.build/python-tools"
 requirements=(
   "schemathesis==4.32.5"
   "aioapns==4.0"
+  "playwright==1.65.2"
 )
 stamp="$venv/.installed"
 wanted="${requirements[*]}"
