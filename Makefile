@@ -15,10 +15,13 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
 
-# Builds everything and runs every test target (unit, vectors, interop, integration).
+# Builds everything and runs every test target (unit, vectors, interop, integration), then the
+# integration tests again against the release binary, which is what users run.
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --product app-native-gateway $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build
+	APPNATIVE_GATEWAY_UNDER_TEST=.build/release/app-native-gateway $(SWIFT) test --skip-build --filter AppNativeIntegrationTests
 
 # Starts the gateway on its embedded dev default (see README).
 run: build

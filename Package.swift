@@ -8,11 +8,6 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-    // Release builds skip the run-time exclusivity checks (static checks stay): on the request
-    // path the checks (swift_beginAccess, its thread-local access set) were about 10 % of the
-    // instructions per request. Debug builds, which the test suite runs, keep them, so a
-    // violation still traps there.
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
 let package = Package(

@@ -3,23 +3,18 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-private let releaseGatewayBinary = ProcessRunner.repositoryRoot() + "/.build/release/app-native-gateway"
-
 /// The optimised build of the sender, which the debug-built tests never run: `push alert` with
-/// two tokens through `.build/release/app-native-gateway` (only when a release build exists,
-/// e.g. after `make build-release` or `Benchmarks/apns.sh`).
+/// two tokens through the release binary. `make test` runs the integration tests a second time
+/// with `APPNATIVE_GATEWAY_UNDER_TEST` naming the release build; this suite runs in that pass.
 ///
 /// Found by Benchmarks/apns.sh: in a release build, `APNsSender.send(_:to:configuration:)` (the
-/// batch send) traps — "precondition failure" at APNsSender.swift's "every batch slot is
-/// filled", or an Array subscript trap at `results[index] = result` inside the task group — so
-/// the CLI with two tokens dies with SIGILL (exit 132) and the gateway crashes on its first
-/// push API request. The debug build of the same source passes.
+/// batch send) trapped while the debug build of the same source passed.
 @Suite(
     "APNs sender, release build",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: releaseGatewayBinary), "no release build"),
+    .enabled(if: GatewayExecutable.isReleaseBuild, "runs when the binary under test is the release build"),
     .timeLimit(.minutes(1)))
 struct APNsReleaseBuildTests {
-    static let binary = releaseGatewayBinary
+    static let binary = GatewayExecutable.path
 
     @Test("push alert to two tokens: exit 0 and one result per token")
     func batchOfTwo() async throws {
