@@ -114,11 +114,9 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         if !upstream.isBelowWatermark { exchange.pauseBody() }
     }
 
-    private func bodyEnded(_: HTTPHeaders?) {
+    private func bodyEnded(_ trailers: HTTPHeaders?) {
         isRequestBodyDone = true
-        // Request trailers are dropped: a trailer section could carry identity or framing fields
-        // past the removal the head went through, and no upstream here relies on them.
-        if sendsChunked { upstream?.writeLastChunk(trailers: nil) }
+        if sendsChunked { upstream?.writeLastChunk(trailers: TrailerFields.forwardable(trailers)) }
         if upstream?.isConnected == true, !response.isDone { arm(pool.responseTimeoutNanoseconds, phase: .response) }
         maybeRelease()
     }

@@ -138,11 +138,15 @@ public final class HTTPExchange {
         connection.writeHead(head)
     }
 
-    /// Takes back a response whose bytes have not reached the socket yet (the upstream failed
-    /// right after its head), so that a complete error answer can replace it.
-    /// - Returns: whether the response was taken back; false once any of it was sent.
+    /// Takes back a response head that has not reached the socket yet (the upstream failed right
+    /// after it), so that a complete error answer can replace it.
+    /// - Returns: whether the head was taken back; false once it was sent or body bytes followed.
     public func retractResponse() -> Bool {
-        guard !isAbortedState, responseState == .streaming, let connection, connection.retractResponse() else { return false }
+        // Only a head: once body bytes were relayed the answer was under way, and a client must
+        // see it cut (a closed connection), not replaced.
+        guard !isAbortedState, responseState == .streaming, responseBodyBytes == 0, let connection,
+            connection.retractResponse()
+        else { return false }
         responseState = .notStarted
         responseStatus = 0
         responseBodyBytes = 0
