@@ -6,20 +6,15 @@
 /// trust. That validation includes a Miller-Rabin compositeness test and costs a few
 /// milliseconds per key: build a key once per JWKS refresh and keep it, never per request.
 ///
-/// Verification runs on OpenSSL's bignum Montgomery code directly (`RSAPublicOperation`), or
-/// through `EVP_PKEY_verify` and OpenSSL's providers when OpenSSL is configured for FIPS
-/// (`RSAVerificationEngine`).
+/// Verification is OpenSSL's `EVP_PKEY_verify` through the providers OpenSSL is configured with
+/// (the FIPS provider included), on prepared contexts reused across calls (`SignatureContextPool`):
+/// no cryptographic arithmetic is written here.
 ///
 /// One instance may be shared by any number of threads: the OpenSSL key is immutable and each
 /// verification runs on state of its own.
 public final class RSAPublicKey: Sendable {
     let key: EVPPKey
-    private let verifier: Verifier
-
-    private enum Verifier: Sendable {
-        case montgomery(RSAPublicOperation)
-        case provider(SignatureContextPool)
-    }
+    private let verifier: SignatureContextPool
     /// The modulus size in bits.
     public let bitCount: Int
     /// The modulus n as minimal big-endian bytes (the JWK `n` member before base64url, RFC 7518 §6.3.1.1).
@@ -70,7 +65,7 @@ public final class RSAPublicKey: Sendable {
         try self.init(validating: key)
     }
 
-    init(validating key: EVPPKey, engine: RSAVerificationEngine = .default) throws(CryptoError) {
+    init(validating key: EVPPKey) throws(CryptoError) {
         guard key.isA("RSA") else {
             throw CryptoError(.unsupportedKey, "not an rsaEncryption key")
         }
@@ -82,16 +77,7 @@ public final class RSAPublicKey: Sendable {
         guard key.isPublicKeyValid(quick: false) else {
             throw CryptoError(.invalidKey, "RSA public key failed OpenSSL validation")
         }
-        switch engine {
-        case .montgomery:
-            guard let operation = RSAPublicOperation(modulus: modulus, exponent: exponent) else {
-                OpenSSLErrorQueue.clear()
-                throw CryptoError(.invalidKey, "OpenSSL could not prepare the RSA modulus")
-            }
-            verifier = .montgomery(operation)
-        case .provider:
-            verifier = .provider(SignatureContextPool(key: key, scheme: .rsaPKCS1v15SHA256))
-        }
+        verifier = SignatureContextPool(key: key, scheme: .rsaPKCS1v15SHA256)
         self.key = key
         self.modulus = modulus
         self.exponent = exponent
@@ -111,11 +97,7 @@ public final class RSAPublicKey: Sendable {
         guard signature.count == signatureByteCount else { return false }
         return withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
             SHA256.hash(message, into: digest)
-            let digest = UnsafeRawBufferPointer(digest)
-            switch verifier {
-            case .montgomery(let operation): return operation.verify(signature: signature, sha256Digest: digest)
-            case .provider(let pool): return pool.verify(signature: signature, sha256Digest: digest)
-            }
+            return verifier.verify(signature: signature, sha256Digest: UnsafeRawBufferPointer(digest))
         }
     }
 

@@ -45,16 +45,10 @@ struct RSAWycheproofTests {
             #expect(key.bitCount == 2048 && key.exponent == [0x01, 0x00, 0x01])
             #expect(key.modulus.first != 0, "modulus export must be minimal")
 
-            // The engine used when OpenSSL is configured for FIPS must give the same verdicts.
-            let viaProvider = try RSAPublicKey(validating: key.key, engine: .provider)
             for test in group.cases {
                 let message = try test.bytes("msg", file: Self.file)
                 let signature = try test.bytes("sig", file: Self.file)
-                let accepted = key.isValidPKCS1v15SHA256Signature(signature, for: message)
-                checker.check(test, accepted: accepted)
-                #expect(
-                    viaProvider.isValidPKCS1v15SHA256Signature(signature, for: message) == accepted,
-                    "\(Self.file) tcId \(test.tcId): the engines disagree")
+                checker.check(test, accepted: key.isValidPKCS1v15SHA256Signature(signature, for: message))
             }
         }
 
