@@ -37,6 +37,12 @@ public final class ManualTimeSource: TimeSource {
     /// How many tasks are sleeping on this source.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// How long until the earliest sleeper is due; `nil` when nobody sleeps. Lets a test read a
+    /// schedule (a retry's backoff) and advance exactly to it.
+    public var nextSleeperDelay: Duration? {
+        state.withLock { state in state.sleepers.map(\.deadline).min().map { $0 - state.monotonic } }
+    }
+
     public func sleep(for duration: Duration) async throws {
         let id = state.withLock { state -> Int in
             state.nextSleeperID += 1

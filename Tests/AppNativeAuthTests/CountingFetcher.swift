@@ -15,6 +15,8 @@ final class CountingFetcher: JWKSFetching {
 
     private struct State {
         var behaviour: Behaviour
+        /// Downloads that fail before `behaviour` applies.
+        var failuresLeft = 0
         var downloads = 0
         var isGated = false
         var gateWaiters: [CheckedContinuation<Void, Never>] = []
@@ -28,6 +30,11 @@ final class CountingFetcher: JWKSFetching {
 
     init(behaviour: Behaviour) {
         state = Locked(State(behaviour: behaviour))
+    }
+
+    /// Fails the first `failures` downloads, then serves `document`.
+    init(failing failures: Int, thenServing document: String) {
+        state = Locked(State(behaviour: .serve(document), failuresLeft: failures))
     }
 
     var downloads: Int { state.withLock { $0.downloads } }
@@ -51,6 +58,10 @@ final class CountingFetcher: JWKSFetching {
     func fetchDocument() async throws -> [UInt8] {
         let behaviour = state.withLock { state -> Behaviour in
             state.downloads += 1
+            if state.failuresLeft > 0 {
+                state.failuresLeft -= 1
+                return .fail
+            }
             return state.behaviour
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -80,4 +80,17 @@ struct EntraConfigurationTests {
         #expect(accessMode.authorityHost == "login.microsoftonline.us")
         #expect(accessMode.jwksURL == "https://keys.example/jwks")
     }
+
+    @Test("from the environment the token leeway is CLOCK_SKEW_LEEWAY (default 30 s), the cookie's too")
+    func leewayFromEnvironment() throws {
+        let base = ["ENTRA_TENANT_ID": Self.tenant, "ENTRA_AUDIENCE": "a"]
+        #expect(try EntraConfiguration.fromEnvironment(base).leeway == .seconds(30))
+        let configured = try EntraConfiguration.fromEnvironment(base.merging(["CLOCK_SKEW_LEEWAY": "45"]) { $1 })
+        #expect(configured.leeway == .seconds(45))
+        #expect(configured.policy.leeway == .seconds(45))
+        let error = #expect(throws: AuthError.self) {
+            try EntraConfiguration.fromEnvironment(base.merging(["CLOCK_SKEW_LEEWAY": "600"]) { $1 })
+        }
+        #expect(error?.reason.contains("CLOCK_SKEW_LEEWAY") == true)
+    }
 }

@@ -4,6 +4,8 @@ import AppNativeTesting
 import Foundation
 
 /// A configured verifier with a manual clock and a counting fetcher, plus a token factory.
+/// The keys are loaded before the fixture is returned unless `loadsKeys` is false (an empty
+/// cache answers every token with "keys unavailable" at once).
 struct EntraFixture {
     static let tenant = "1111aaaa-bbbb-4ccc-8ddd-eeeeffff0001"
     static let audience = "ios-app-client-id"
@@ -20,8 +22,9 @@ struct EntraFixture {
         mode: EntraConfiguration.Mode = .idToken(audiences: [EntraFixture.audience]),
         cache: JWKSCacheConfiguration = .init(),
         fetcher: CountingFetcher? = nil,
-        factory: TestTokenFactory? = nil
-    ) throws {
+        factory: TestTokenFactory? = nil,
+        loadsKeys: Bool = true
+    ) async throws {
         let factory = try factory ?? TestTokenFactory.trusted()
         self.factory = factory
         self.fetcher = fetcher ?? CountingFetcher(document: factory.jwksDocument)
@@ -47,6 +50,7 @@ struct EntraFixture {
             logger: Logger(sink: logs, minimumLevel: .debug),
             metrics: metrics
         )
+        if loadsKeys { await verifier.keys.refresh() }
     }
 
     /// Claims of a valid ID token at the fixture's current time; `overrides` replace or add

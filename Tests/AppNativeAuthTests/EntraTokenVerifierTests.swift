@@ -9,7 +9,7 @@ import Testing
 struct EntraTokenVerifierTests {
     @Test("a valid ID token yields the identity of §5")
     func validToken() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let identity = try await fixture.verifier.verify(try fixture.token([
             "oid": "  0a0a0a0a-0000-4000-8000-000000000001 ",
             "tid": EntraFixture.tenant.uppercased(),
@@ -60,7 +60,7 @@ struct EntraTokenVerifierTests {
 
     @Test("each failed check gives its reason code", arguments: rows)
     func failedCheck(_ row: Row) async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let token = try fixture.token(row.overrides.mapValues(\.foundationValue), removing: row.removing)
         let error = await #expect(throws: AuthError.self) { try await fixture.verifier.verify(token) }
         #expect(error?.code == row.expected, "\(row.name): got \(error.map { "\($0.code)" } ?? "none")")
@@ -69,7 +69,7 @@ struct EntraTokenVerifierTests {
 
     @Test("email falls back to preferred_username, then upn")
     func emailFallback() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let viaUsername = try await fixture.verifier.verify(try fixture.token(
             ["email": " ", "preferred_username": "pu@example.com", "upn": "upn@example.com"]
         ))
@@ -80,7 +80,7 @@ struct EntraTokenVerifierTests {
 
     @Test("leeway of 60 s on exp, nbf and iat")
     func leeway() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         _ = try await fixture.verifier.verify(try fixture.token(["exp": Int(EntraFixture.start) - 59]))
         _ = try await fixture.verifier.verify(try fixture.token(["nbf": Int(EntraFixture.start) + 60]))
         _ = try await fixture.verifier.verify(try fixture.token(["iat": Int(EntraFixture.start) + 60]))
@@ -88,7 +88,7 @@ struct EntraTokenVerifierTests {
 
     @Test("tokens claiming to live more than 24 h are refused")
     func lifetime() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         await #expect(throws: AuthError(.lifetime, "")) {
             try await fixture.verifier.verify(try fixture.token(["exp": Int(EntraFixture.start) + 100 * 86400]))
         }
@@ -96,7 +96,7 @@ struct EntraTokenVerifierTests {
 
     @Test("header checks come before any key work")
     func headerChecks() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture(loadsKeys: false)
         let claims = try JSONSerialization.data(withJSONObject: fixture.claims())
         let claimsText = String(decoding: claims, as: UTF8.self)
         let cases: [(String, AuthError.Code)] = [
@@ -121,7 +121,7 @@ struct EntraTokenVerifierTests {
 
     @Test("a payload that is not a JSON object is invalid; a bad signature is signature")
     func payloadAndSignature() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let notObject = try fixture.factory.token(headerJSON: #"{"alg":"RS256","kid":"test-kid-1"}"#, claimsJSON: "[1]")
         await #expect(throws: AuthError(.invalid, "")) { try await fixture.verifier.verify(notObject) }
         let valid = try fixture.token()
@@ -131,7 +131,7 @@ struct EntraTokenVerifierTests {
 
     @Test("access-token mode: issuers, audiences and the scope rule")
     func accessTokenMode() async throws {
-        let fixture = try EntraFixture(mode: .accessToken(apiClientID: "api-client", requiredScope: "access_as_user", extraAudiences: ["extra-aud"]))
+        let fixture = try await EntraFixture(mode: .accessToken(apiClientID: "api-client", requiredScope: "access_as_user", extraAudiences: ["extra-aud"]))
         let base: [String: Any] = ["aud": "api://api-client", "scp": "User.Read access_as_user"]
         _ = try await fixture.verifier.verify(try fixture.token(base))
         _ = try await fixture.verifier.verify(try fixture.token(base.merging(["aud": "api-client"]) { $1 }))
@@ -162,7 +162,7 @@ struct EntraTokenVerifierTests {
 
     @Test("repeat verifications hit the token cache; expiry is checked on every hit")
     func tokenCache() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let token = try fixture.token(["exp": Int(EntraFixture.start) + 100])
         let first = try await fixture.verifier.verify(token)
         guard case .verified(let second) = fixture.verifier.verifyImmediately(token) else {
@@ -180,7 +180,7 @@ struct EntraTokenVerifierTests {
 
     @Test("the token cache serves exactly the cached token: a changed payload with its signature is verified, and fails")
     func tokenCacheKeyIsTheWholeToken() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let token = try fixture.token()
         _ = try await fixture.verifier.verify(token)
         // Another payload under the cached token's header and signature: same length, same tail
@@ -204,7 +204,7 @@ struct EntraTokenVerifierTests {
 
     @Test("tokens longer than 4 KiB are cached too (by digest)")
     func longTokensAreCached() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let token = try fixture.token(["padding": String(repeating: "x", count: 5000)])
         #expect(token.utf8.count > CredentialKey.exactLimit)
         _ = try await fixture.verifier.verify(token)
@@ -249,7 +249,7 @@ struct EntraTokenVerifierTests {
 
     @Test("a token given as bytes gets the verdicts of the same token as a string")
     func verificationFromBytes() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let token = try fixture.token()
         func verdict(_ text: String) -> String {
             var text = text
@@ -285,7 +285,7 @@ struct EntraTokenVerifierTests {
 
     @Test("a token cache hit never outlives the key that verified it")
     func tokenCacheDiesWithKey() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let token = try fixture.token()
         _ = try await fixture.verifier.verify(token)
         // The key set rotates to a key with another kid; the old kid is gone after the reload.
@@ -300,7 +300,7 @@ struct EntraTokenVerifierTests {
 
     @Test("reason codes and logs never contain the token")
     func noTokenInLogsOrErrors() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let token = try fixture.token(["aud": "other"])
         do {
             _ = try await fixture.verifier.verify(token)

@@ -18,14 +18,17 @@ struct HTTPSJWKSTests {
         return try await LoopbackPeer.start(ProcessRunner.python, arguments)
     }
 
-    static func verifier(url: String, caFile: String?, factory: TestTokenFactory) throws -> EntraTokenVerifier {
+    /// A verifier that has made its first download (loaded or failed).
+    static func verifier(url: String, caFile: String?, factory: TestTokenFactory) async throws -> EntraTokenVerifier {
         let configuration = try EntraConfiguration(tenantID: EntraFixture.tenant, audiences: [EntraFixture.audience], jwksURL: url)
-        return EntraTokenVerifier(
+        let verifier = EntraTokenVerifier(
             configuration: configuration,
             fetcher: try HTTPJWKSFetcher(url: url, caFile: caFile),
             logger: .disabled,
             metrics: MetricsRegistry()
         )
+        await verifier.keys.refresh()
+        return verifier
     }
 
     static func token(_ factory: TestTokenFactory) throws -> String {
@@ -41,7 +44,7 @@ struct HTTPSJWKSTests {
         let factory = try TestTokenFactory.trusted()
         let server = try await Self.startServer(document: factory.jwksDocument)
         defer { server.stop() }
-        let verifier = try Self.verifier(
+        let verifier = try await Self.verifier(
             url: "https://127.0.0.1:\(server.port)/keys",
             caFile: Self.root + "/keys/test/ca.pem",
             factory: factory
@@ -63,7 +66,7 @@ struct HTTPSJWKSTests {
             (base + "/big", Self.root + "/keys/test/ca.pem"),
         ]
         for (url, caFile) in cases {
-            let verifier = try Self.verifier(url: url, caFile: caFile, factory: factory)
+            let verifier = try await Self.verifier(url: url, caFile: caFile, factory: factory)
             let error = await #expect(throws: AuthError.self, "\(url)") { try await verifier.verify(try Self.token(factory)) }
             #expect(error?.code == .keysUnavailable, "\(url)")
         }
@@ -74,7 +77,7 @@ struct HTTPSJWKSTests {
         let factory = try TestTokenFactory.trusted()
         let server = try await Self.startServer(document: factory.jwksDocument, tls: false)
         defer { server.stop() }
-        let verifier = try Self.verifier(url: "http://127.0.0.1:\(server.port)/keys", caFile: nil, factory: factory)
+        let verifier = try await Self.verifier(url: "http://127.0.0.1:\(server.port)/keys", caFile: nil, factory: factory)
         _ = try await verifier.verify(try Self.token(factory))
         // Refused at construction, before any traffic.
         #expect(throws: ClientError.self) { try HTTPJWKSFetcher(url: "http://login.microsoftonline.com/x/keys") }

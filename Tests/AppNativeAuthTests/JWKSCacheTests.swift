@@ -10,30 +10,40 @@ import Testing
 struct JWKSCacheTests {
     @Test("5 sequential verifications cost 1 download")
     func sequential() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         for _ in 0..<5 { _ = try await fixture.verifier.verify(try fixture.token(["jti": UUID().uuidString])) }
         #expect(fixture.fetcher.downloads == 1)
     }
 
-    @Test("20 concurrent first requests cost 1 download")
+    @Test("20 concurrent first requests get 503 at once and cost 1 download, which then serves them")
     func concurrentFirstRequests() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture(loadsKeys: false)
         fixture.fetcher.closeGate()
         let tokens = try (0..<20).map { _ in try fixture.token(["jti": UUID().uuidString]) }
-        try await withThrowingTaskGroup(of: VerifiedIdentity.self) { group in
-            for token in tokens { group.addTask { try await fixture.verifier.verify(token) } }
-            #expect(await eventually { fixture.fetcher.waitingAtGate == 1 })
-            fixture.fetcher.openGate()
-            var count = 0
-            for try await _ in group { count += 1 }
-            #expect(count == 20)
+        await withTaskGroup(of: AuthError?.self) { group in
+            for token in tokens {
+                group.addTask {
+                    do {
+                        _ = try await fixture.verifier.verify(token)
+                        return nil
+                    } catch {
+                        return error as? AuthError
+                    }
+                }
+            }
+            // Answered while the first download is still held at the gate: nobody waited for it.
+            for await error in group { #expect(error?.code == .keysUnavailable) }
         }
+        #expect(await eventually { fixture.fetcher.waitingAtGate == 1 })
+        fixture.fetcher.openGate()
+        #expect(await eventually { fixture.verifier.keys.isLoaded })
+        for token in tokens { _ = try await fixture.verifier.verify(token) }
         #expect(fixture.fetcher.downloads == 1)
     }
 
     @Test("TTL: no reload at +3599 s; at +3601 s the cache answers and one background reload runs")
     func timeToLive() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         _ = try await fixture.verifier.verify(try fixture.token())
         fixture.time.advance(by: .seconds(3599))
         _ = try await fixture.verifier.verify(try fixture.token(["jti": "a"]))
@@ -50,7 +60,7 @@ struct JWKSCacheTests {
 
     @Test("a rotated key within the minimum interval is unknown; after it, a reload accepts it")
     func rotation() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         _ = try await fixture.verifier.verify(try fixture.token())
         let rotated = TestTokenFactory(key: try .generate(), keyID: "new-kid")
         let combined = """
@@ -71,7 +81,7 @@ struct JWKSCacheTests {
 
     @Test("a flood of unknown kids costs at most one download per minimum interval")
     func unknownKidFlood() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         _ = try await fixture.verifier.verify(try fixture.token())
         for round in 0..<3 {
             for index in 0..<200 {
@@ -84,29 +94,31 @@ struct JWKSCacheTests {
         }
     }
 
-    @Test("a download failing from the start: 503, again 503 without a download, then recovery")
+    @Test("a download failing from the start: 503, again 503 without a download, then recovery on the backoff")
     func failingFromStart() async throws {
-        let fixture = try EntraFixture(fetcher: CountingFetcher(behaviour: .fail))
+        let fixture = try await EntraFixture(fetcher: CountingFetcher(behaviour: .fail), loadsKeys: false)
         let token = try fixture.token()
+        // The first lookup starts the refresher nobody started (a library user's verifier).
         let first = await #expect(throws: AuthError.self) { try await fixture.verifier.verify(token) }
         #expect(first?.code == .keysUnavailable)
         #expect(first?.bearerStatus == 503)
+        #expect(await eventually { fixture.fetcher.downloads == 1 && fixture.time.nextSleeperDelay != nil })
         let second = await #expect(throws: AuthError.self) { try await fixture.verifier.verify(token) }
         #expect(second?.code == .keysUnavailable)
         #expect(fixture.fetcher.downloads == 1)
-        // The empty-cache retry interval is 5 s, not 60 s.
-        fixture.time.advance(by: .seconds(4))
-        await #expect(throws: AuthError(.keysUnavailable, "")) { try await fixture.verifier.verify(token) }
-        #expect(fixture.fetcher.downloads == 1)
+        // Requests never download while the cache is empty; the refresher's backoff does.
+        let retry = try #require(fixture.time.nextSleeperDelay)
+        #expect(retry <= JWKSCacheConfiguration().initialRetryDelay)
         fixture.fetcher.set(.serve(fixture.factory.jwksDocument))
-        fixture.time.advance(by: .seconds(2))
+        fixture.time.advance(by: retry)
+        #expect(await eventually { fixture.verifier.keys.isLoaded })
         _ = try await fixture.verifier.verify(token)
         #expect(fixture.fetcher.downloads == 2)
     }
 
     @Test("keys survive failed reloads (outage tolerance)")
     func outage() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         _ = try await fixture.verifier.verify(try fixture.token())
         fixture.fetcher.set(.fail)
         for hour in 1...3 {
@@ -117,32 +129,56 @@ struct JWKSCacheTests {
         #expect(fixture.verifier.keys.isLoaded)
     }
 
-    @Test("a hanging download is abandoned at the reload timeout and answers 503")
+    @Test("a hanging download is abandoned at the reload timeout")
     func hangingDownload() async throws {
         var cache = JWKSCacheConfiguration()
         cache.reloadTimeout = .milliseconds(50)
-        let fixture = try EntraFixture(cache: cache, fetcher: CountingFetcher(behaviour: .hang))
-        let token = try fixture.token()
-        let outcome = Task { try await fixture.verifier.verify(token) }
+        let fixture = try await EntraFixture(cache: cache, fetcher: CountingFetcher(behaviour: .hang), loadsKeys: false)
+        let outcome = Task { await fixture.verifier.keys.refresh() }
         // The deadline sleeps on the manual clock; move it past the timeout.
         #expect(await eventually { fixture.time.sleeperCount >= 1 })
         fixture.time.advance(by: .milliseconds(51))
-        await #expect(throws: AuthError(.keysUnavailable, "")) { try await outcome.value }
+        #expect(await outcome.value == false)
+        #expect(!fixture.verifier.keys.isReloading)
+        await #expect(throws: AuthError(.keysUnavailable, "")) { try await fixture.verifier.verify(try fixture.token()) }
+    }
+
+    @Test("with no key cached a token fails at once with keys unavailable, while the download hangs", .timeLimit(.minutes(1)))
+    func emptyCacheFailsFast() async throws {
+        let fixture = try await EntraFixture(fetcher: CountingFetcher(behaviour: .hang), loadsKeys: false)
+        fixture.verifier.keys.startRefreshing()
+        #expect(fixture.verifier.keys.isReloading)
+        let token = try fixture.token()
+        guard case .failed(let immediate) = fixture.verifier.verifyImmediately(token) else {
+            Issue.record("a token must not wait for the first download")
+            return
+        }
+        #expect(immediate.code == .keysUnavailable)
+        // The clock never moves, so the reload timeout never fires: waiting for it would hang here.
+        let awaited = await #expect(throws: AuthError.self) { try await fixture.verifier.verify(token) }
+        #expect(awaited?.code == .keysUnavailable)
+        #expect(awaited?.bearerStatus == 503)
+        #expect(fixture.verifier.keys.isReloading)
+        #expect(await eventually { fixture.fetcher.downloads == 1 })
     }
 
     @Test("a waiting caller's cancellation does not cancel the shared reload")
     func cancellationDoesNotCancelReload() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
+        let rotated = TestTokenFactory(key: try .generate(), keyID: "new-kid")
+        fixture.fetcher.set(.serve(#"{"keys":[\#(Self.keyEntry(fixture.factory)),\#(Self.keyEntry(rotated))]}"#))
+        fixture.time.advance(by: .seconds(61))
         fixture.fetcher.closeGate()
-        let token = try fixture.token()
+        // An unknown kid with keys cached waits for the on-demand reload.
+        let token = try rotated.token(claims: fixture.claims())
         let first = Task { try await fixture.verifier.verify(token) }
         #expect(await eventually { fixture.fetcher.waitingAtGate == 1 })
         let second = Task { try await fixture.verifier.verify(token) }
         first.cancel()
         fixture.fetcher.openGate()
         _ = try await second.value
-        #expect(fixture.fetcher.downloads == 1)
-        #expect(fixture.verifier.keys.isLoaded)
+        #expect(fixture.fetcher.downloads == 2)
+        #expect(fixture.verifier.keys.keyIDs.contains("new-kid"))
     }
 
     @Test("JWKS parsing keeps usable RSA keys and skips everything else")

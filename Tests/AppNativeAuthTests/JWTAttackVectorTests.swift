@@ -129,6 +129,7 @@ struct JWTAttackVectorTests {
             logger: .disabled,
             metrics: MetricsRegistry()
         )
+        await verifier.keys.refresh()
         for testCase in corpus.cases where testCase["profile"] as? String == "entra-rs256" {
             // Payload-level rejections are exercised above; here: nothing a reject case holds gets through.
             let id = testCase["id"] as! String

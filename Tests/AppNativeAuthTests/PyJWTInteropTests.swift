@@ -17,7 +17,7 @@ struct PyJWTInteropTests {
 
     @Test("Entra-shaped RS256 tokens minted by PyJWT are accepted")
     func entraTokensFromPyJWT() async throws {
-        let fixture = try EntraFixture()
+        let fixture = try await EntraFixture()
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("pyjwt-\(UUID().uuidString).pem")
         try fixture.factory.key.pkcs8PEM.write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }

@@ -171,6 +171,45 @@ struct SessionCookieTests {
         ReadCase(name: "garbage", cookie: { "not-a-jwt" }, isValid: false),
     ]
 
+    @Test("a cookie is accepted until exp + leeway: at exp + leeway − 1 s yes, at + 1 s no", arguments: [0, 10, 30, 120])
+    func acceptedUntilExpiryPlusLeeway(leeway: Int) throws {
+        let time = ManualTimeSource(wallSeconds: Self.now)
+        var settings = try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], maxAge: .seconds(600))
+        settings.leeway = .seconds(leeway)
+        /// A codec that has not seen the cookie yet: the full verification, not the cache.
+        func freshCodec() -> SessionCookieCodec { SessionCookieCodec(settings: settings, tenantID: Self.tenant, time: time) }
+        let reader = freshCodec()
+        let cookie = reader.value(for: Self.user)
+        let header = ["\(settings.name)=\(cookie)"]
+        // Read once while valid, so `reader` answers later reads from its verified cache.
+        #expect(reader.identity(fromCookieHeaders: header) != nil)
+        time.advance(by: .seconds(600 + leeway - 1))
+        #expect(reader.identity(fromCookieHeaders: header) != nil, "cached, exp + leeway − 1 s")
+        #expect(freshCodec().identity(fromCookieHeaders: header) != nil, "verified, exp + leeway − 1 s")
+        time.advance(by: .seconds(2))
+        #expect(reader.identity(fromCookieHeaders: header) == nil, "cached, exp + leeway + 1 s")
+        #expect(freshCodec().identity(fromCookieHeaders: header) == nil, "verified, exp + leeway + 1 s")
+        #expect(throws: AuthError(.expired, "")) { try freshCodec().identity(fromValue: cookie) }
+    }
+
+    @Test("CLOCK_SKEW_LEEWAY: default 30 s, whole seconds 0–300, shared by cookie and token settings")
+    func leewaySetting() throws {
+        let base = ["SESSION_SECRET": Self.secret]
+        #expect(try SessionCookieSettings.fromEnvironment(base)?.leeway == .seconds(30))
+        for (text, seconds) in [("0", 0), ("45", 45), (" 300 ", 300)] {
+            let environment = base.merging(["CLOCK_SKEW_LEEWAY": text]) { $1 }
+            #expect(try SessionCookieSettings.fromEnvironment(environment)?.leeway == .seconds(seconds), "\(text)")
+            #expect(try ClockSkewLeeway.fromEnvironment(environment) == .seconds(seconds), "\(text)")
+        }
+        for bad in ["-1", "301", "1.5", "thirty"] {
+            let error = #expect(throws: AuthError.self, "\(bad)") {
+                try SessionCookieSettings.fromEnvironment(base.merging(["CLOCK_SKEW_LEEWAY": bad]) { $1 })
+            }
+            #expect(error?.code == .configuration)
+            #expect(error?.reason.contains("CLOCK_SKEW_LEEWAY") == true)
+        }
+    }
+
     @Test("read rules of §8.4", arguments: readCases)
     func readRules(_ readCase: ReadCase) throws {
         let codec = try Self.codec()

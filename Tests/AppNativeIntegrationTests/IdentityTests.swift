@@ -206,6 +206,7 @@ struct IdentityTests {
                 "UPSTREAM_URL": "http://127.0.0.1:\(toWebSocketListener ? upstream.ports[1] : upstream.port)",
                 "ENTRA_TENANT_ID": DevIdentityProvider.tenantID, "ENTRA_AUDIENCE": DevIdentityProvider.audience,
                 "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks", "CREDENTIAL_EXPIRY_GRACE": "0",
+                "CLOCK_SKEW_LEEWAY": "0",
             ])
             return (upstream, gateway)
         } catch {

@@ -1,10 +1,17 @@
 extension EntraConfiguration {
-    /// Builds the configuration from environment variables (auth.md §9.2), plus the two settings the
-    /// Python reference lacks: `ENTRA_AUTHORITY_HOST` and `ENTRA_JWKS_URL`.
+    /// Builds the configuration from environment variables (auth.md §9.2), plus the settings the
+    /// Python reference lacks: `ENTRA_AUTHORITY_HOST`, `ENTRA_JWKS_URL` and `CLOCK_SKEW_LEEWAY`
+    /// (which replaces the library's 60 s default, so tokens and cookies share one leeway).
     ///
     /// - Throws: `AuthError(.configuration)`: both `ENTRA_API_CLIENT_ID` and `ENTRA_AUDIENCE` set
     ///   ("set one, not both"), or neither mode complete ("not configured"), or an invalid value.
     public static func fromEnvironment(_ environment: [String: String]) throws(AuthError) -> EntraConfiguration {
+        var configuration = try modeFromEnvironment(environment)
+        configuration.leeway = try ClockSkewLeeway.fromEnvironment(environment)
+        return configuration
+    }
+
+    private static func modeFromEnvironment(_ environment: [String: String]) throws(AuthError) -> EntraConfiguration {
         let tenant = environment["ENTRA_TENANT_ID"].map { $0.trimmingWhitespace() } ?? ""
         let audiences = commaList(environment["ENTRA_AUDIENCE"])
         let apiClientID = environment["ENTRA_API_CLIENT_ID"].map { $0.trimmingWhitespace() } ?? ""

@@ -19,7 +19,8 @@ public struct EntraConfiguration: Sendable {
     public let authorityHost: String
     /// Where keys come from; only this URL, never a token's `jku`/`x5u`.
     public let jwksURL: String
-    /// Clock skew tolerated on `exp`, `nbf`, `iat` (auth.md §3: 60 s).
+    /// Clock skew tolerated on `exp`, `nbf`, `iat` (auth.md §3: 60 s); `fromEnvironment` sets it
+    /// from `CLOCK_SKEW_LEEWAY` (`ClockSkewLeeway`).
     public var leeway: Duration = .seconds(60)
     /// Tokens claiming to live longer than this are refused (Entra's configurable maximum is 24 h).
     public var maxLifetime: Duration = .seconds(86400)

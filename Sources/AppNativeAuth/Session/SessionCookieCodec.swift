@@ -8,8 +8,6 @@ import AppNativeJSON
 public final class SessionCookieCodec: Sendable {
     /// The constant `aud` of every session cookie.
     public static let audience = "bmsdna-app-native-session"
-    /// Fixed leeway of the cookie checks (auth.md §8.4).
-    public static let leeway: Duration = .seconds(30)
 
     public let settings: SessionCookieSettings
     /// Cookies of another tenant are treated as absent.
@@ -37,7 +35,7 @@ public final class SessionCookieCodec: Sendable {
             issuers: nil,
             audiences: [Self.audience],
             requiredClaims: ["sub"],
-            leeway: Self.leeway,
+            leeway: settings.leeway,
             maxLifetime: nil,
             requiresKeyID: false
         )
@@ -147,7 +145,7 @@ public final class SessionCookieCodec: Sendable {
     /// dropped), `nil` when it is not there.
     private func cachedIdentity(for key: CredentialKey, now: Double) -> Result<VerifiedIdentity, AuthError>? {
         guard let cached = verified.identity(for: key) else { return nil }
-        if cached.expiresAt > now - Self.leeway.seconds { return .success(cached) }
+        if cached.expiresAt > now - settings.leeway.seconds { return .success(cached) }
         verified.remove(key)
         return .failure(AuthError(.expired, "session cookie expired"))
     }

@@ -2,7 +2,8 @@ import AppNativeCrypto
 
 extension SessionCookieSettings {
     /// Reads `SESSION_SECRET`, `SESSION_SECRET_PREVIOUS` (comma-separated), `SESSION_COOKIE_NAME`,
-    /// `SESSION_MAX_AGE` (seconds), `SESSION_SECURE` (`true`/`false`), `SESSION_SAME_SITE` (`lax`/`strict`).
+    /// `SESSION_MAX_AGE` (seconds), `SESSION_SECURE` (`true`/`false`), `SESSION_SAME_SITE` (`lax`/`strict`),
+    /// and the leeway shared with tokens, `CLOCK_SKEW_LEEWAY` (`ClockSkewLeeway`).
     ///
     /// - Returns: `nil` when `SESSION_SECRET` is unset or empty (no session store: cookie-only
     ///   requests get 401).
@@ -34,8 +35,9 @@ extension SessionCookieSettings {
         case "strict": sameSite = .strict
         default: throw AuthError(.configuration, "SESSION_SAME_SITE must be lax or strict")
         }
+        var settings: SessionCookieSettings
         do {
-            return try SessionCookieSettings(
+            settings = try SessionCookieSettings(
                 secrets: secrets,
                 name: environment["SESSION_COOKIE_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultName,
                 maxAge: maxAge,
@@ -45,5 +47,7 @@ extension SessionCookieSettings {
         } catch {
             throw AuthError(.configuration, "SESSION_*: \(error.reason)")
         }
+        settings.leeway = try ClockSkewLeeway.fromEnvironment(environment)
+        return settings
     }
 }

@@ -14,6 +14,9 @@ public struct SessionCookieSettings: Sendable {
     public let maxAge: Duration
     public let isSecure: Bool
     public let sameSite: SameSite
+    /// Clock skew tolerated on `exp`, `nbf`, `iat` (auth.md §8.4: 30 s); `fromEnvironment` sets it
+    /// from `CLOCK_SKEW_LEEWAY`.
+    public var leeway: Duration = ClockSkewLeeway.defaultValue
 
     public static let defaultName = "bms_session"
     public static let defaultMaxAge: Duration = .seconds(28800)

@@ -64,9 +64,9 @@ public enum CommandLineTool: Sendable {
             case "cookie":
                 code = try CookieCommand.run(parsed, environment: environment)
             case "serve":
-                code = try ServeCommand.run(environment: environment)
+                code = try await ServeCommand.run(environment: environment)
             case "dev":
-                code = try DevCommand.run(environment: environment)
+                code = try await DevCommand.run(environment: environment)
             case nil where parsed.has("help"), "help":
                 print(usage)
                 code = .success

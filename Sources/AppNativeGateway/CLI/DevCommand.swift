@@ -10,7 +10,7 @@ import Glibc
 /// provider's keys, the dev session secret and assertion key from keys/dev, and a built-in demo
 /// upstream — plus a dev token and a walk-through. DEV KEYS ONLY; Ctrl-C stops everything.
 enum DevCommand {
-    static func run(environment: [String: String]) throws -> ExitCode {
+    static func run(environment: [String: String]) async throws -> ExitCode {
         guard let root = DevKeyLocator.repositoryRoot(environment: environment) else {
             throw ArgumentList.UsageError(description: "keys/dev not found; run from the repository or set APPNATIVE_REPOSITORY_ROOT")
         }
@@ -55,7 +55,7 @@ enum DevCommand {
         }
         configuration.identity.jwksFetcher = InMemoryJWKSFetcher(document: provider.jwksDocument)
         let gateway = try Gateway(configuration: configuration, logger: Logger())
-        gateway.start()
+        await gateway.start()
         let token = try provider.token(issuedAt: SystemTimeSource().wallSeconds)
         let base = "http://\(gateway.listenAddress)"
         var banner = """

@@ -20,7 +20,7 @@ enum ServeCommand {
         }
     }
 
-    static func run(environment: [String: String]) throws -> ExitCode {
+    static func run(environment: [String: String]) async throws -> ExitCode {
         let configuration: GatewayConfiguration
         do {
             configuration = try GatewayConfiguration.fromEnvironment(environment)
@@ -33,7 +33,7 @@ enum ServeCommand {
         // Signals were blocked by `CommandLineTool.main` before any thread started.
         let logger = Logger()
         let gateway = try Gateway(configuration: configuration, logger: logger)
-        gateway.start()
+        await gateway.start()
         // The one line that says the gateway serves, naming its addresses (tests wait for it).
         // Written with write(2): stdio buffering must not hold it back when stdout is a pipe.
         let push = gateway.pushAddress.map { " push=\($0)" } ?? ""

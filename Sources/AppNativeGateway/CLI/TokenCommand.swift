@@ -63,6 +63,8 @@ enum TokenCommand {
         )
         var verdict = JSONObject()
         verdict["token"] = .string(CommandOutput.fingerprint(token))
+        // One token, one download: load the keys first (an empty cache answers at once).
+        await verifier.keys.refresh()
         do {
             let identity = try await verifier.verify(token)
             verdict["valid"] = .bool(true)

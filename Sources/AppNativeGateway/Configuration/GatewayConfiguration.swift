@@ -67,7 +67,8 @@ public struct GatewayConfiguration: Sendable {
         Setting("ASSERTION_AUDIENCE", default: "app-native-upstream", section: "Identity", "`aud` of the identity assertion."),
         Setting("PUBLIC_PATHS", section: "Identity", "Path prefixes served without credentials, comma-separated."),
         Setting("AUTH_PATH_PREFIX", default: "/.auth/", section: "Identity", "Prefix of the gateway's endpoints: me, session, logout, verify, jwks.json."),
-        Setting("CREDENTIAL_EXPIRY_GRACE", default: "30", section: "Identity", "Seconds after a credential's expiry at which its WebSocket tunnel or event stream is closed."),
+        Setting("CLOCK_SKEW_LEEWAY", default: "30", section: "Identity", "Seconds (0–300) a credential is still accepted after its `exp` (and before its `nbf`/`iat`): one leeway for Entra tokens and session cookies."),
+        Setting("CREDENTIAL_EXPIRY_GRACE", default: "30", section: "Identity", "Seconds after a credential's expiry at which its WebSocket tunnel or event stream is closed; at least CLOCK_SKEW_LEEWAY (else `config check` refuses it), so the expired credential cannot reopen it."),
         Setting("AUTHORIZE_URL", section: "Identity", "Optional hook called with the identity headers: 2xx allows (its `X-Authz-*` headers go upstream), 403 denies, else 503."),
         Setting("AUTHORIZE_CACHE_SECONDS", default: "60,10", section: "Identity", "Hook results cached per object id: `allow[,deny]` seconds."),
         Setting("ACCESS_POLICY_FILE", section: "Identity", "JSON rules by path prefix and method requiring roles or groups; first match wins (see docs/identity.md)."),
@@ -272,6 +273,16 @@ public struct IdentityConfiguration: Sendable {
                 reader.report("AUTHORIZE_CACHE_SECONDS", "must be `allow[,deny]` in whole seconds, got \(text.debugDescription)")
             }
         }
+        let grace = reader.string("CREDENTIAL_EXPIRY_GRACE") == "0"
+            ? .zero : reader.duration("CREDENTIAL_EXPIRY_GRACE", default: .seconds(30))
+        // A credential is accepted until exp + leeway: closing its stream any sooner lets the
+        // client reopen it at once with the same credential.
+        if let leeway = entra?.leeway, grace < leeway {
+            reader.report(
+                "CREDENTIAL_EXPIRY_GRACE",
+                "must be at least CLOCK_SKEW_LEEWAY (\(leeway.components.seconds) s), got \(grace.seconds) s: a stream closed sooner could be reopened with the expired credential"
+            )
+        }
         var prefix = reader.string("AUTH_PATH_PREFIX") ?? "/.auth/"
         if !prefix.hasPrefix("/") { reader.report("AUTH_PATH_PREFIX", "must start with /") }
         if !prefix.hasSuffix("/") { prefix += "/" }
@@ -287,8 +298,7 @@ public struct IdentityConfiguration: Sendable {
             publicPathPrefixes: reader.list("PUBLIC_PATHS"),
             authPathPrefix: prefix,
             allowedOrigins: reader.list("ALLOWED_ORIGINS").map { $0.lowercased() },
-            credentialExpiryGrace: reader.string("CREDENTIAL_EXPIRY_GRACE") == "0"
-                ? .zero : reader.duration("CREDENTIAL_EXPIRY_GRACE", default: .seconds(30)),
+            credentialExpiryGrace: grace,
             accessPolicy: policy,
             authorizeURL: authorizeURL,
             authorizeAllowTTL: allowTTL,
@@ -302,6 +312,7 @@ public struct IdentityConfiguration: Sendable {
 
     static func variable(in message: String, default fallback: String) -> String {
         if message.contains("not configured") { return "ENTRA_TENANT_ID" }
+        if message.contains(ClockSkewLeeway.variable) { return ClockSkewLeeway.variable }
         if message.contains("set one, not both") { return "ENTRA_AUDIENCE" }
         let names = ["ENTRA_API_CLIENT_ID", "ENTRA_AUDIENCE", "ENTRA_ALLOWED_AUDIENCES", "ENTRA_AUTHORITY_HOST", "ENTRA_JWKS_URL",
                      "ENTRA_TENANT_ID", "SESSION_SECRET_PREVIOUS", "SESSION_SECRET", "SESSION_COOKIE_NAME", "SESSION_MAX_AGE",

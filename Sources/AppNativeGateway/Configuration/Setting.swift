@@ -42,8 +42,10 @@ public struct EnvironmentReader: Sendable {
         self.environment = environment
     }
 
+    /// Records a problem; the same problem reported twice (a setting two readers share) is kept once.
     public mutating func report(_ variable: String, _ message: String) {
-        problems.append(.init(variable: variable, message: message))
+        let problem = ConfigurationError.Problem(variable: variable, message: message)
+        if !problems.contains(problem) { problems.append(problem) }
     }
 
     /// The trimmed value, `nil` when unset or blank.

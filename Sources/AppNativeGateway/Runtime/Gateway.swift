@@ -117,12 +117,17 @@ public final class Gateway: Sendable {
     /// The push API's own listener, when `PUSH_API_LISTEN` is set.
     public var pushAddress: SocketAddress? { pushServer?.boundAddress }
 
-    public func start() {
+    /// Starts the listeners and the key refresher, and returns once the first key download has
+    /// ended (keys loaded, or failed within the reload timeout): a client that sends a token as
+    /// soon as the ready line appears must not get 503 only because that download was under way.
+    /// Readiness (`/readyz`) follows the keys from then on; the refresher retries until they load.
+    public func start() async {
         server.start()
         admin.start()
         pushServer?.start()
         let keys = verifier.keys
-        Task { await keys.refresh() }
+        keys.startRefreshing()
+        await keys.waitForReloadInFlight()
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.

@@ -232,7 +232,9 @@ final class GatewayHandler: HTTPExchangeHandler {
         let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
         guard isWebSocket || request.headers.containsMediaType("text/event-stream", inField: "Accept") else { return }
         let remaining = identity.expiresAt + settings.credentialExpiryGrace.seconds - SystemTimeSource().wallSeconds
-        exchange.loop.schedule(after: .milliseconds(Int64(max(0, min(remaining, 1e9)) * 1000))) { [weak exchange, logger] in
+        // Rounded up: the credential is accepted until its exp + leeway, and the grace is at least
+        // the leeway only if the close never comes early.
+        exchange.loop.schedule(after: .milliseconds(Int64((max(0, min(remaining, 1e9)) * 1000).rounded(.up)))) { [weak exchange, logger] in
             guard let exchange, exchange.holdsConnection else { return }
             logger.info("ending a long-lived connection: its credential expired", ["user.oid": identity.user.objectID])
             forwarded.endForExpiredCredential()
