@@ -1,4 +1,4 @@
-/// When to sign a new APNs provider token (apns.md §2, §5): a value-type state machine the
+/// When to sign a new APNs provider token (contract/apns.md §2, §5): a value-type state machine the
 /// token source drives and tests step through with a manual clock (STYLE.md §5).
 ///
 /// Apple refuses tokens older than 60 minutes and answers `TooManyProviderTokenUpdates` when a

@@ -275,7 +275,7 @@ struct MultipartParserTests {
         }
     }
 
-    // MARK: Document filename (routes.md §2.8)
+    // MARK: Document filename (contract/routes.md §2.8)
 
     @Test("document filename rule", arguments: [
         ("../../etc/passwd", "passwd"),

@@ -1,5 +1,5 @@
 extension EntraConfiguration {
-    /// Builds the configuration from environment variables (auth.md §9.2), plus the two settings the
+    /// Builds the configuration from environment variables (contract/auth.md §9.2), plus the two settings the
     /// Python reference lacks: `ENTRA_AUTHORITY_HOST` and `ENTRA_JWKS_URL`.
     ///
     /// - Throws: `AuthError(.configuration)`: both `ENTRA_API_CLIENT_ID` and `ENTRA_AUDIENCE` set

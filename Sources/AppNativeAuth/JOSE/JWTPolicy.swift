@@ -14,7 +14,7 @@ public struct JWTPolicy: Sendable {
     public var leeway: Duration
     /// Upper bound on `exp - now`: refuses tokens that claim to live for years.
     public var maxLifetime: Duration?
-    /// Tokens longer than this are refused before any decoding (auth.md §3 step 1).
+    /// Tokens longer than this are refused before any decoding (contract/auth.md §3 step 1).
     public var maxTokenBytes: Int
     /// Whether the header must carry a non-empty `kid` (keys are chosen by exact `kid` only).
     public var requiresKeyID: Bool

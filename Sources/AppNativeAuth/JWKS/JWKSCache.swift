@@ -1,7 +1,7 @@
 public import AppNativeCore
 public import AppNativeCrypto
 
-/// The tenant's signing keys, cached and refreshed by the rules of auth.md §6.
+/// The tenant's signing keys, cached and refreshed by the rules of contract/auth.md §6.
 ///
 /// - One reload at a time; callers that need it join the one in flight.
 /// - Every cause of a reload (stale keys, unknown `kid`, explicit refresh) shares the minimum

@@ -1,6 +1,6 @@
 import AppNativeCrypto
 
-/// Timing parameters of the key cache (auth.md §6).
+/// Timing parameters of the key cache (contract/auth.md §6).
 public struct JWKSCacheConfiguration: Sendable {
     /// Age after which cached keys are refreshed in the background.
     public var timeToLive: Duration = .seconds(3600)
@@ -39,7 +39,7 @@ struct JWKSCacheState: Sendable {
         case unavailable
     }
 
-    /// `mayStartReload` of auth.md §6; starting marks the attempt.
+    /// `mayStartReload` of contract/auth.md §6; starting marks the attempt.
     private mutating func startReloadIfAllowed(now: Duration) -> Bool {
         guard !isReloading else { return false }
         let wait = keys.isEmpty
@@ -51,7 +51,7 @@ struct JWKSCacheState: Sendable {
         return true
     }
 
-    /// `get(kid)` of auth.md §6, up to the point where the caller may have to wait.
+    /// `get(kid)` of contract/auth.md §6, up to the point where the caller may have to wait.
     mutating func lookup(_ kid: String, now: Duration) -> Decision {
         if let key = keys[kid] {
             let isStale = fetchedAt.map { now - $0 >= configuration.timeToLive } ?? true

@@ -256,7 +256,7 @@ private struct Fields {
         }
     }
 
-    /// One field error per issue of a contract model's decoding (models.md §5), each naming the
+    /// One field error per issue of a contract model's decoding (contract/models.md §5), each naming the
     /// issue's path inside `key`. Issue messages never quote the input.
     mutating func fail(_ key: String, _ error: ModelError) {
         guard !error.issues.isEmpty else { return fail(key, error.reason) }
