@@ -1,6 +1,6 @@
 import AppNativeCore
 /// What a JWT verification enforces. Every field is a check that runs; there is no call that
-/// skips the policy (STYLE.md §4). The values are explicit so a reviewer reads them in one place.
+/// skips the policy (docs/style.md §4). The values are explicit so a reviewer reads them in one place.
 public struct JWTPolicy: Sendable {
     /// The one algorithm accepted; the header's `alg` must equal it exactly (RFC 8725 §3.1).
     public var algorithm: JWSAlgorithm

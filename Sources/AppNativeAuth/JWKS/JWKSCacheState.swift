@@ -14,7 +14,7 @@ public struct JWKSCacheConfiguration: Sendable {
     public init() {}
 }
 
-/// The key cache as a value-type state machine (STYLE.md §5): inputs return decisions,
+/// The key cache as a value-type state machine (docs/style.md §5): inputs return decisions,
 /// and `JWKSCache` performs them outside the lock. Tests drive it directly.
 struct JWKSCacheState: Sendable {
     let configuration: JWKSCacheConfiguration

@@ -3,7 +3,7 @@ import AppNativeJSON
 import AppNativeModels
 
 /// A decoded push API request: the notification and its device tokens. Built from the JSON body
-/// in one pass that reports every field error with its JSON path (STYLE.md §4).
+/// in one pass that reports every field error with its JSON path (docs/style.md §4).
 struct PushRequest: Sendable {
     var notification: APNsNotification
     var tokens: [String]

@@ -2,7 +2,7 @@ internal import AppNativeJSON
 
 /// A request body or model definition that does not satisfy `contract/models.md` / `contract/routes.md`.
 ///
-/// One error carries every problem found in one pass (STYLE.md §4), so a client fixes its body
+/// One error carries every problem found in one pass (docs/style.md §4), so a client fixes its body
 /// in one round trip. Equality compares `code` only, so tests match codes; tests that care about
 /// a rule look at ``issues``.
 public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
