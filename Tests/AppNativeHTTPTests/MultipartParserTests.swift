@@ -2,7 +2,7 @@ import AppNativeHTTP
 import AppNativeModels
 import Testing
 
-/// Limits, grammar and streaming properties of `MultipartParser` beyond the shared vectors.
+/// Limits, grammar and streaming properties of `MultipartParser` beyond the multipart vectors (Fixtures/vectors/multipart).
 @Suite("Multipart parser")
 struct MultipartParserTests {
     static let boundary = "----GwTestBoundary7MA4YWxkTrZu0gW"
