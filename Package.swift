@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// One settings list applied to every Swift target (STYLE.md §7).
+/// One settings list applied to every Swift target (docs/style.md §7).
 let strictSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
     .treatWarning("ExplicitSendable", as: .error),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# APNs push throughput and push API memory (issue #6, "Performance").
+# APNs push throughput and push API memory.
 #
 # One fake APNs server (Tests/Peers/fake_apns.py, TLS with keys/test, no --record) serves, one
 # after the other, the same alert payload and headers (apns-push-type alert, priority 10, a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Token and cookie verification benchmark (issue "Foundation").
+# Token and cookie verification benchmark.
 # Runs `openssl speed` and the AuthBench micro-benchmark in the same run, one core each, and
 # prints the ratio of uncached RS256 verifications per second to OpenSSL's own verify/s.
 # Both divide by CPU time (openssl speed's default, AuthBench via CLOCK_THREAD_CPUTIME_ID), so a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per request on the gateway's request paths (issues "reverse proxy" and
-# "identity"): anonymous (PUBLIC_PATHS=/), repeated Bearer token, session cookie alone, and
+# Instructions per request on the gateway's request paths (reverse proxy and identity):
+# anonymous (PUBLIC_PATHS=/), repeated Bearer token, session cookie alone, and
 # `sized`: anonymous with a filler field as long as the token's Authorization (what the bytes
 # alone cost, as in identity.sh).
 # For each path: an nginx upstream and JWKS server, the gateway (release build, EVENT_LOOPS=1,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idle keep-alive connections benchmark (issue "The HTTP/1.1 engine and the reverse proxy").
+# Idle keep-alive connections benchmark (HTTP/1.1 engine and reverse proxy).
 # Starts an nginx upstream and the gateway (release build, EVENT_LOOPS=2, ACCESS_LOG=false) on
 # loopback, opens CONNECTIONS (10,000) keep-alive connections to the gateway with a Python
 # asyncio client, sends one GET on each and reads the answer (so each connection has served an

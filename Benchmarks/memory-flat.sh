@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory under sustained load (issue "The HTTP/1.1 engine and the reverse proxy").
+# Memory under sustained load (HTTP/1.1 engine and reverse proxy).
 # Starts an nginx upstream and the gateway (release build, EVENT_LOOPS=2, ACCESS_LOG=false) on
 # loopback, runs `wrk -t1 -c50 -d60s` against the gateway (one second longer, so the sample at
 # 60 s is still under load) and samples the gateway's VmRSS every 5 s. Memory is flat when the last sample is within 10% of the first sample after the warm-up.

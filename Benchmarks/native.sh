@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Native-routes benchmark (issue #5): what serving the app's routes through the gateway costs.
+# Native-routes benchmark: what serving the app's routes through the gateway costs.
 #
 # One run, on loopback, against the example upstream of docs/upstream-contract.md
 # (docs/examples/native_upstream.py, Python standard library):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Profile of the gateway's proxy path (issue "The HTTP/1.1 engine and the reverse proxy").
+# Profile of the gateway's proxy path (HTTP/1.1 engine and reverse proxy).
 # Runs the gateway (release build, EVENT_LOOPS=2, ACCESS_LOG=false) under
 # `valgrind --tool=callgrind` in front of an nginx upstream, sends exactly REQUESTS keep-alive
 # GETs over CONNECTIONS connections (Python client), and prints instructions per request and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reverse-proxy benchmark (issue "The HTTP/1.1 engine and the reverse proxy").
+# Reverse-proxy benchmark (HTTP/1.1 engine and reverse proxy).
 # Starts on loopback, each with its own temp config and free ports: an nginx upstream
 # (`return 200` of a 24-byte body, keep-alive), nginx as a reverse proxy in front of it
 # (upstream {} with keepalive 64, HTTP/1.1, worker_processes 2, the same forwarding headers the

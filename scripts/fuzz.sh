@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses in Tests/Fuzz and runs each one for a bounded time, seeded
-# with corpora made from the committed vector files (STYLE.md §6).
+# with corpora made from the committed vector files (docs/style.md §6).
 #
 #   scripts/fuzz.sh                      every harness, FUZZ_SECONDS (default 60) each
 #   FUZZ_SECONDS=300 scripts/fuzz.sh FuzzJWT

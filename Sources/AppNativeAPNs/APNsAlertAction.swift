@@ -1,7 +1,7 @@
 import AppNativeJSON
 
 /// A button shown in the app's notifications tab (not on the lock screen): `{"id","title"}` in
-/// the `actions` data key (apns.md §1.1).
+/// the `actions` data key (contract/apns.md §1.1).
 public struct APNsAlertAction: Sendable, Hashable {
     /// Sent back by the app when tapped.
     public var id: String

@@ -2,7 +2,7 @@ public import AppNativeCore
 import AppNativeClient
 import AppNativeCrypto
 
-/// The credentials and endpoint of one APNs sender (`ApnsConfig`, apns.md §3).
+/// The credentials and endpoint of one APNs sender (`ApnsConfig`, contract/apns.md §3).
 ///
 /// The key is held as a `Secret` and never printed: `description` and reflection show only the
 /// key id, team id, bundle id and environment.
@@ -28,7 +28,7 @@ public struct APNsConfiguration: Sendable, Equatable, CustomStringConvertible, C
     /// A PEM bundle to trust instead of the system store for `https` (test CAs).
     public let caFile: String?
 
-    /// Creates a configuration, normalising and checking the key as apns.md §3 says.
+    /// Creates a configuration, normalising and checking the key as contract/apns.md §3 says.
     ///
     /// - Parameters:
     ///   - key: PEM text of a PKCS #8 P-256 key; literal `\n` pairs become newlines. Not a path.
@@ -70,7 +70,7 @@ public struct APNsConfiguration: Sendable, Equatable, CustomStringConvertible, C
     }
 
     /// Reads `APNS_KEY`, `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_BUNDLE_ID`, `APNS_USE_SANDBOX`,
-    /// `APNS_BASE_URL` and `APNS_CA_FILE` (apns.md §3): the three ids first (one error naming
+    /// `APNS_BASE_URL` and `APNS_CA_FILE` (contract/apns.md §3): the three ids first (one error naming
     /// all four variables), then the key; sandbox unless `APNS_USE_SANDBOX` lower-cased is not `true`.
     ///
     /// - Throws: `.missingConfiguration` or `.invalidConfiguration`.
@@ -119,7 +119,7 @@ public struct APNsConfiguration: Sendable, Equatable, CustomStringConvertible, C
     /// The URL requests go to, without the path.
     public var endpoint: String { baseURL ?? (usesSandbox ? Self.sandboxURL : Self.productionURL) }
 
-    /// The client-cache key: every field, the key only as its SHA-256 digest (apns.md §3).
+    /// The client-cache key: every field, the key only as its SHA-256 digest (contract/apns.md §3).
     var cacheKey: CacheKey {
         CacheKey(
             keyID: keyID, teamID: teamID, bundleID: bundleID, usesSandbox: usesSandbox,

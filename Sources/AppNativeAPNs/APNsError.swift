@@ -1,6 +1,6 @@
 public import AppNativeCore
 
-/// The one error type of AppNativeAPNs (STYLE.md §4).
+/// The one error type of AppNativeAPNs (docs/style.md §4).
 ///
 /// Thrown for what makes a push impossible before it is sent: missing or invalid credentials,
 /// an invalid payload, a payload over Apple's limit, an invalid device token. Apple's answers are
@@ -83,7 +83,7 @@ public struct APNsError: Error, Sendable, Equatable, CustomStringConvertible {
         location = SourceLocation(file: file, line: line)
     }
 
-    /// Errors are equal when their codes are (STYLE.md §4).
+    /// Errors are equal when their codes are (docs/style.md §4).
     public static func == (lhs: APNsError, rhs: APNsError) -> Bool { lhs.code == rhs.code }
 
     /// `code: reason (file:line)`.

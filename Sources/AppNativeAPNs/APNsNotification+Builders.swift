@@ -2,14 +2,14 @@ public import AppNativeCore
 public import AppNativeJSON
 public import AppNativeModels
 
-/// Payload builders, one per send function of apns.md §1. Pure: no credentials, no I/O; the
+/// Payload builders, one per send function of contract/apns.md §1. Pure: no credentials, no I/O; the
 /// Live Activity builders read the clock only for a missing timestamp.
 extension APNsNotification {
     /// Inline widgets are sent only while the whole compact payload fits this many bytes
-    /// (`MAX_INLINE_WIDGETS_BYTES`, apns.md §1.4), well under Apple's 4096.
+    /// (`MAX_INLINE_WIDGETS_BYTES`, contract/apns.md §1.4), well under Apple's 4096.
     public static let maxInlineWidgetsBytes = 3500
 
-    /// An alert (`send_push`, apns.md §1.1).
+    /// An alert (`send_push`, contract/apns.md §1.1).
     ///
     /// - Parameters:
     ///   - title: `aps.alert.title`.
@@ -37,7 +37,7 @@ extension APNsNotification {
         return APNsNotification(kind: .alert, payload: payload, pushType: .alert, priority: 10)
     }
 
-    /// A critical alert (`send_critical_alert`, apns.md §1.2): the alert payload at interruption
+    /// A critical alert (`send_critical_alert`, contract/apns.md §1.2): the alert payload at interruption
     /// level `critical`, with `webapp_id` and `ack_label` data keys overriding `data`.
     ///
     /// - Parameters:
@@ -61,7 +61,7 @@ extension APNsNotification {
         return APNsNotification(kind: .critical, payload: payload, pushType: .alert, priority: 10)
     }
 
-    /// A silent background push (`send_silent_push`, apns.md §1.3): `content-available` plus `data`.
+    /// A silent background push (`send_silent_push`, contract/apns.md §1.3): `content-available` plus `data`.
     /// - Throws: `.invalidPayload` for an `aps` key in `data`.
     public static func silent(data: JSONObject? = nil) throws(APNsError) -> APNsNotification {
         var payload: JSONObject = ["aps": .object(["content-available": 1])]
@@ -69,7 +69,7 @@ extension APNsNotification {
         return APNsNotification(kind: .silent, payload: payload, pushType: .background, priority: 5)
     }
 
-    /// A widget update (`send_widget_update`, apns.md §1.4).
+    /// A widget update (`send_widget_update`, contract/apns.md §1.4).
     ///
     /// - Parameters:
     ///   - webAppID: the web app whose widgets change.
@@ -91,7 +91,7 @@ extension APNsNotification {
         return APNsNotification(kind: .widgets, payload: refresh, pushType: .background, priority: 5)
     }
 
-    /// An approvals refresh (`send_approvals_update`, apns.md §1.5).
+    /// An approvals refresh (`send_approvals_update`, contract/apns.md §1.5).
     public static func approvalsRefresh(webAppID: String) -> APNsNotification {
         let payload: JSONObject = [
             "aps": .object(["content-available": 1]), "webapp_id": .string(webAppID), "approvals_refresh": true,
@@ -99,17 +99,17 @@ extension APNsNotification {
         return APNsNotification(kind: .approvals, payload: payload, pushType: .background, priority: 5)
     }
 
-    /// A Live Activity update (`send_live_activity_update`, apns.md §1.6).
+    /// A Live Activity update (`send_live_activity_update`, contract/apns.md §1.6).
     ///
     /// - Parameters:
-    ///   - state: the new `content-state`, checked against models.md §5 before it is written.
+    ///   - state: the new `content-state`, checked against contract/models.md §5 before it is written.
     ///   - alertTitle: shows an alert when non-empty; `alertBody` defaults to `""`.
     ///   - staleAt: Unix seconds (truncated) after which the activity shows as stale.
     ///   - priority: 10 (default) or 5.
     ///   - timestamp: Unix seconds; nil or 0 means `now`.
     ///   - now: the wall clock reading used for a missing timestamp.
     /// - Throws: `.invalidPayload` for a priority other than 5 or 10, a state that breaks a rule
-    ///   of models.md §5 or a non-finite date.
+    ///   of contract/models.md §5 or a non-finite date.
     public static func liveActivityUpdate(
         state: LiveActivityState,
         alertTitle: String? = nil,
@@ -129,12 +129,12 @@ extension APNsNotification {
             kind: .liveActivityUpdate, payload: payload, pushType: .liveActivity, priority: priority)
     }
 
-    /// A Live Activity end (`send_live_activity_end`, apns.md §1.6): no alert, no stale date.
+    /// A Live Activity end (`send_live_activity_end`, contract/apns.md §1.6): no alert, no stale date.
     ///
     /// - Parameters:
-    ///   - state: the final `content-state`, if any, checked against models.md §5.
+    ///   - state: the final `content-state`, if any, checked against contract/models.md §5.
     ///   - dismissAt: Unix seconds; in the past removes it now; nil lets iOS keep it up to 4 h.
-    /// - Throws: `.invalidPayload` for a state that breaks a rule of models.md §5 or a non-finite date.
+    /// - Throws: `.invalidPayload` for a state that breaks a rule of contract/models.md §5 or a non-finite date.
     public static func liveActivityEnd(
         state: LiveActivityState? = nil,
         dismissAt: Double? = nil,
@@ -147,10 +147,10 @@ extension APNsNotification {
         return APNsNotification(kind: .liveActivityEnd, payload: payload, pushType: .liveActivity, priority: 10)
     }
 
-    /// A push-to-start Live Activity (iOS 17.2+, apns.md §1.7). The alert is always present:
+    /// A push-to-start Live Activity (iOS 17.2+, contract/apns.md §1.7). The alert is always present:
     /// `alertTitle`/`alertBody` when a title is given, else the state's title and subtitle.
     ///
-    /// - Throws: `.invalidPayload` for a state or attributes that break a rule of models.md §5
+    /// - Throws: `.invalidPayload` for a state or attributes that break a rule of contract/models.md §5
     ///   or a non-finite date.
     public static func liveActivityStart(
         state: LiveActivityState,
@@ -179,10 +179,10 @@ extension APNsNotification {
             kind: .liveActivityStart, payload: ["aps": .object(aps)], pushType: .liveActivity, priority: 10)
     }
 
-    /// `build_live_activity_message` (apns.md §1.6).
+    /// `build_live_activity_message` (contract/apns.md §1.6).
     ///
     /// - Throws: `.invalidPayload` for `update` without a state, a state that breaks a rule of
-    ///   models.md §5 or a non-finite date.
+    ///   contract/models.md §5 or a non-finite date.
     static func liveActivityMessage(
         event: String,
         state: LiveActivityState?,
@@ -264,13 +264,13 @@ extension APNsNotification {
         return payload
     }
 
-    /// `clamp(volume, 0.0, 1.0)`, with NaN as 1.0 (apns.md §1.2).
+    /// `clamp(volume, 0.0, 1.0)`, with NaN as 1.0 (contract/apns.md §1.2).
     static func clampedVolume(_ volume: Double) -> Double {
         volume.isNaN ? 1.0 : min(max(volume, 0.0), 1.0)
     }
 
     /// Copies `data` to the top level. An `aps` key would replace the whole `aps` object (the
-    /// Python trap of apns.md §1.1), so it is refused.
+    /// Python trap of contract/apns.md §1.1), so it is refused.
     static func merge(_ data: JSONObject?, into payload: inout JSONObject) throws(APNsError) {
         guard let data else { return }
         if data.contains("aps") {

@@ -1,7 +1,7 @@
 public import AppNativeClient
 public import AppNativeJSON
 
-/// What a push is, for headers and metrics: one case per send function of apns.md §2.
+/// What a push is, for headers and metrics: one case per send function of contract/apns.md §2.
 public enum APNsNotificationKind: String, Sendable, Hashable, CaseIterable {
     case alert
     case critical
@@ -23,7 +23,7 @@ public enum APNsPushType: String, Sendable, Hashable {
 /// A notification ready to send: its payload and the header choices of its kind.
 ///
 /// Built by the static builders in `APNsNotification+Builders.swift`, which implement the
-/// payload rules of apns.md §1; `apnsExpiration` and `collapseID` may be set afterwards.
+/// payload rules of contract/apns.md §1; `apnsExpiration` and `collapseID` may be set afterwards.
 public struct APNsNotification: Sendable, Equatable {
     /// Apple's payload limit for every push type this sender uses (VoIP's 5120 is not used).
     public static let maxPayloadBytes = 4096
@@ -72,7 +72,7 @@ public struct APNsNotification: Sendable, Equatable {
         usesLiveActivityTopic ? bundleID + ".push-type.liveactivity" : bundleID
     }
 
-    /// The request headers except `authorization` (apns.md §2), in a fixed order.
+    /// The request headers except `authorization` (contract/apns.md §2), in a fixed order.
     ///
     /// - Parameters:
     ///   - bundleID: the app's bundle id.

@@ -1,4 +1,4 @@
-/// Apple's `reason` strings (apns.md §5), a remote vocabulary: unknown strings are kept, not lost.
+/// Apple's `reason` strings (contract/apns.md §5), a remote vocabulary: unknown strings are kept, not lost.
 public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
     case badCollapseID, badDeviceToken, badExpirationDate, badMessageID, badPriority, badTopic
     case deviceTokenNotForTopic, duplicateHeaders, idleTimeout, invalidPushType, missingDeviceToken
@@ -43,7 +43,7 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
         return Self.known.first { $0.0 == self }?.1 ?? ""
     }
 
-    /// The reasons after which the device token must be deleted (apns.md §4,
+    /// The reasons after which the device token must be deleted (contract/apns.md §4,
     /// `PERMANENTLY_INVALID_TOKEN_REASONS`). `BadDeviceToken` often means a sandbox/production
     /// mismatch rather than a dead device.
     public var isPermanentlyInvalidToken: Bool { self == .badDeviceToken || self == .unregistered }

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// The outcome of one push to one device (`(sent, reason)` of apns.md plus Apple's details).
+/// The outcome of one push to one device (`(sent, reason)` of contract/apns.md plus Apple's details).
 ///
 /// Apple's refusals are results, not errors. So is a transport failure that outlived every
 /// retry (`transportError`, with `sent == false` and no status or reason): the contract's
@@ -44,7 +44,7 @@ public struct APNsResult: Sendable, Equatable {
         self.transportError = transportError
     }
 
-    /// True when the token should be deleted (`BadDeviceToken`, `Unregistered`; apns.md §4).
+    /// True when the token should be deleted (`BadDeviceToken`, `Unregistered`; contract/apns.md §4).
     public var isPermanentlyInvalidToken: Bool { !sent && (reason?.isPermanentlyInvalidToken ?? false) }
 
     /// `sent`, `rejected` (Apple said no) or `failed` (no answer): the metric outcome label.

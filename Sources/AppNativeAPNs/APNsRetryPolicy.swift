@@ -1,6 +1,6 @@
 import AppNativeCore
 
-/// Which failures are retried and how long to wait (STYLE.md §5: capped exponential backoff
+/// Which failures are retried and how long to wait (docs/style.md §5: capped exponential backoff
 /// with jitter). Pure, so tests check the schedule without a network or a clock.
 ///
 /// Retried: 429, 500 and 503 from Apple, and a lost or refused connection. Not retried: a

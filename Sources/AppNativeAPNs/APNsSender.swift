@@ -1,7 +1,7 @@
 public import AppNativeCore
 import AppNativeCrypto
 
-/// Sends APNs pushes over HTTP/2 (apns.md): resolves credentials per send (explicit
+/// Sends APNs pushes over HTTP/2 (contract/apns.md): resolves credentials per send (explicit
 /// configuration > runtime provider > environment), keeps one connection per credential set,
 /// and answers one `APNsResult` per device.
 ///

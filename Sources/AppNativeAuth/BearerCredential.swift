@@ -1,4 +1,4 @@
-/// Reads a bearer token from an `Authorization` header value (auth.md §2, RFC 6750 §2.1).
+/// Reads a bearer token from an `Authorization` header value (contract/auth.md §2, RFC 6750 §2.1).
 public enum BearerCredential: Sendable {
     /// - Returns: `nil` when there is no bearer credential (header absent or empty, another scheme);
     ///   otherwise the token, which may be `""` (`Bearer` alone still takes the token path and fails).

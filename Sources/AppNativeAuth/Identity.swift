@@ -1,4 +1,4 @@
-/// Who the caller is, as verified from an Entra token or a session cookie (auth.md §5).
+/// Who the caller is, as verified from an Entra token or a session cookie (contract/auth.md §5).
 ///
 /// Key users by `objectID` (+ `tenantID`), never by email: email is display data.
 public struct UserIdentity: Sendable, Hashable {

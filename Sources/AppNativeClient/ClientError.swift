@@ -1,6 +1,6 @@
 public import AppNativeCore
 
-/// The one error type of AppNativeClient (STYLE.md §4).
+/// The one error type of AppNativeClient (docs/style.md §4).
 ///
 /// `reason` is written for logs. It names the check or the transport step that failed and the
 /// host it concerned, never a header value, a body byte, a URL path or query (webhook URLs carry
@@ -92,7 +92,7 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         location = SourceLocation(file: file, line: line)
     }
 
-    /// Errors are equal when their codes are (STYLE.md §4).
+    /// Errors are equal when their codes are (docs/style.md §4).
     public static func == (lhs: ClientError, rhs: ClientError) -> Bool {
         lhs.code == rhs.code
     }

@@ -1,7 +1,7 @@
 internal import CAppNativeCurl
 
 /// Owns one `CURL` easy handle, the buffer curl writes error messages into and the header
-/// list the handle points at (STYLE.md §2). Used by the worker thread only.
+/// list the handle points at (docs/style.md §2). Used by the worker thread only.
 ///
 /// Option setters throw instead of trapping: a rejected option fails one request, it does not
 /// take the gateway down.

@@ -52,7 +52,7 @@ final class CurlEngine: Sendable {
         // Named for top -H and perf: otherwise it inherits the name of whichever (dispatch)
         // thread sent the first request.
         appnative_set_thread_name("curl-worker")
-        // Process signals belong to the signalfd on loop 0 (STYLE.md §5); faults stay
+        // Process signals belong to the signalfd on loop 0 (docs/style.md §5); faults stay
         // deliverable so a crash on this thread still produces a backtrace.
         var signals = sigset_t()
         sigfillset(&signals)

@@ -1,6 +1,6 @@
 internal import CAppNativeCurl
 
-/// Owns one `curl_slist` of header lines (STYLE.md §2). libcurl reads the list during the
+/// Owns one `curl_slist` of header lines (docs/style.md §2). libcurl reads the list during the
 /// transfer without copying it, so the easy handle that uses it keeps it alive.
 final class CurlHeaderList {
     private(set) var head: UnsafeMutablePointer<curl_slist>?

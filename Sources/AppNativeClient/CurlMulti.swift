@@ -1,6 +1,6 @@
 internal import CAppNativeCurl
 
-/// Owns the one `CURLM` multi handle of a client (STYLE.md §2): its connection cache (kept-alive
+/// Owns the one `CURLM` multi handle of a client (docs/style.md §2): its connection cache (kept-alive
 /// HTTP/1.1 connections and multiplexed HTTP/2 connections), its DNS cache and its wake-up pipe.
 ///
 /// `@unchecked Sendable` invariant: every method except `wakeUp()` is called on the client's

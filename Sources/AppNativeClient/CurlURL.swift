@@ -1,6 +1,6 @@
 internal import CAppNativeCurl
 
-/// Owns one `CURLU` handle (STYLE.md §2). Parsing with curl's own URL parser means the policy
+/// Owns one `CURLU` handle (docs/style.md §2). Parsing with curl's own URL parser means the policy
 /// checks the URL exactly as the transfer will interpret it: the same scheme, the same
 /// normalised host (`127.1` and `0x7f.0.0.1` both come back as `127.0.0.1`), the same port.
 final class CurlURL {

@@ -7,7 +7,7 @@
 ///
 /// So per origin, one transfer at a time opens the connection with prior knowledge while the
 /// others wait; once it answered, every transfer joins the open connection with `2_0`. A lost
-/// connection sends the next transfer back to opening. A value-type state machine (STYLE.md §5)
+/// connection sends the next transfer back to opening. A value-type state machine (docs/style.md §5)
 /// driven by the worker thread; `Ticket` is whatever the worker needs to start a held transfer.
 struct PriorKnowledgeGate<Ticket> {
     /// How to start a transfer.

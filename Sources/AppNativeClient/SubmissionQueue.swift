@@ -1,5 +1,5 @@
 /// The state shared between callers and the worker thread, as a value-type state machine
-/// (STYLE.md §5): each input returns what to do, and the engine does it outside the lock.
+/// (docs/style.md §5): each input returns what to do, and the engine does it outside the lock.
 ///
 /// It solves the race between a caller's cancellation and its submission: a request's id is
 /// registered before the continuation exists, so a cancellation that arrives first is

@@ -4,7 +4,7 @@ import Glibc
 public import Synchronization
 #endif
 
-/// Shared mutable state behind a lock (STYLE.md §5).
+/// Shared mutable state behind a lock (docs/style.md §5).
 ///
 /// `Mutex` by default; a pthread mutex when built with `-D APPNATIVE_PTHREAD_LOCKS`, because
 /// ThreadSanitizer on Linux does not see `Mutex` and reports false races.

@@ -61,7 +61,7 @@ public final class Histogram: Sendable {
 /// updated lock-free; the registry lock is only taken to register and to render.
 ///
 /// Labels are fixed strings chosen by the code (reason codes, status classes), never request
-/// data or secrets (STYLE.md §4).
+/// data or secrets (docs/style.md §4).
 public final class MetricsRegistry: Sendable {
     private enum Metric: Sendable {
         case counter(Counter)

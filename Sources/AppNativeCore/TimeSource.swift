@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Two readings: wall time (token `exp`/`iat` are wall-clock seconds) and a monotonic
 /// instant (cache ages and refresh intervals must not jump with NTP adjustments).
-/// Injected everywhere so tests drive time by hand (STYLE.md §5).
+/// Injected everywhere so tests drive time by hand (docs/style.md §5).
 public protocol TimeSource: Sendable {
     /// Seconds since 1970-01-01T00:00:00Z.
     var wallSeconds: Double { get }

@@ -2,7 +2,7 @@
 ///
 /// The lengths are compared first and may leak (they are public: a MAC's length is fixed by its
 /// algorithm); the contents are compared with `CRYPTO_memcmp`, whose running time depends only
-/// on the length. Never compare secrets with `==` (STYLE.md §2).
+/// on the length. Never compare secrets with `==` (docs/style.md §2).
 public enum ConstantTime: Sendable {
     /// Whether `a` and `b` hold the same bytes.
     public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {

@@ -1,6 +1,6 @@
 public import AppNativeCore
 
-/// The one error type of AppNativeCrypto (STYLE.md §4).
+/// The one error type of AppNativeCrypto (docs/style.md §4).
 ///
 /// `reason` says which check failed ("modulus is 1024 bits; at least 2048 required") and never
 /// contains key, secret or signature bytes, so it is safe to log. Equality compares `code` only,

@@ -1,7 +1,7 @@
 /// Secret key material in memory this object owns and wipes.
 ///
 /// The bytes live in one heap allocation that is never copied by Swift's value semantics and
-/// is overwritten with `OPENSSL_cleanse` before it is freed (STYLE.md §2). Reading the bytes is
+/// is overwritten with `OPENSSL_cleanse` before it is freed (docs/style.md §2). Reading the bytes is
 /// an explicit, greppable act (`withUnsafeBytes`); printing, interpolating or mirroring the
 /// object shows `[redacted]`.
 ///

@@ -1,7 +1,7 @@
 /// Cryptographically secure random bytes from OpenSSL's DRBG (`RAND_bytes`).
 ///
 /// Failure traps instead of throwing: a process that cannot get randomness must not go on to
-/// mint session ids, nonces or keys, and no caller could handle it better (STYLE.md §4).
+/// mint session ids, nonces or keys, and no caller could handle it better (docs/style.md §4).
 public enum SecureRandom: Sendable {
     /// `count` random bytes. `count` must not be negative.
     public static func bytes(count: Int) -> [UInt8] {

@@ -58,7 +58,7 @@ public final class DemoUpstreamHandler: HTTPExchangeHandler {
 
     public func exchangeDidEnd(_ exchange: HTTPExchange) {}
 
-    /// One widget of every kind (models.md §1.2).
+    /// One widget of every kind (contract/models.md §1.2).
     static let widgetFeed = #"""
         {"schema":1,"widgets":[
         {"id":"welcome","kind":"text","title":"Welcome","data":{"markdown":"Signed in through the **gateway**"}},

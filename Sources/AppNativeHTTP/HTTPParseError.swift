@@ -10,7 +10,7 @@ public import AppNativeCore
 /// is how requests get smuggled.
 ///
 /// `reason` names the rule that failed, never the bytes that failed it, so it is safe to log.
-/// Equality compares `code` only (STYLE.md §4).
+/// Equality compares `code` only (docs/style.md §4).
 public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong. New codes can be added without breaking callers.
     public struct Code: Sendable, Hashable, CustomStringConvertible {

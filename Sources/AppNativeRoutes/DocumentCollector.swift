@@ -1,7 +1,7 @@
 import AppNativeHTTP
 import AppNativeModels
 
-/// Reads a `POST {p}/documents` body while it streams (routes.md §2.8) and judges it in the
+/// Reads a `POST {p}/documents` body while it streams (contract/routes.md §2.8) and judges it in the
 /// contract's order once it is complete.
 ///
 /// Text parts are bounded by `MultipartLimits.maxFieldBytes`; the first file part named `file`

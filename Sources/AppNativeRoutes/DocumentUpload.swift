@@ -1,6 +1,6 @@
 public import AppNativeModels
 
-/// One accepted `POST {p}/documents` upload (routes.md §2.8), as handed to
+/// One accepted `POST {p}/documents` upload (contract/routes.md §2.8), as handed to
 /// ``NativeRouteCallbacks/receiveDocument``.
 public struct DocumentUpload: Sendable, Hashable {
     /// The text parts, the sanitised filename and the claimed content type.

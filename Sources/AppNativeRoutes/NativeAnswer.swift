@@ -17,7 +17,7 @@ struct NativeAnswer: Sendable {
         return NativeAnswer(status: status, headers: headers, body: bytes)
     }
 
-    /// `{"detail": detail}` (routes.md §0, the HTTPException shape).
+    /// `{"detail": detail}` (contract/routes.md §0, the HTTPException shape).
     static func detail(_ status: Int, _ detail: JSONValue, headers: HTTPHeaders = HTTPHeaders()) -> NativeAnswer {
         json(status, .object(JSONObject([("detail", detail)])), headers: headers)
     }
@@ -34,7 +34,7 @@ struct NativeAnswer: Sendable {
         detail(405, "Method Not Allowed", headers: ["Allow": allow])
     }
 
-    /// `{"ok":true}` plus the callback's reference by the table of routes.md §2.8: a non-empty
+    /// `{"ok":true}` plus the callback's reference by the table of contract/routes.md §2.8: a non-empty
     /// string or an integer becomes `id`; an object's `id` member follows the same rule (one
     /// level); anything else gives no `id`.
     static func document(reference: JSONValue?) -> NativeAnswer {

@@ -2,7 +2,7 @@ public import AppNativeAuth
 import AppNativeHTTP
 
 extension NativeAuthentication where User == VerifiedIdentity {
-    /// The project's own credential resolution (auth.md §1–§7: an Entra bearer token first, then
+    /// The project's own credential resolution (contract/auth.md §1–§7: an Entra bearer token first, then
     /// the session cookie, then 401), with the verified identity as ``NativeRequestContext/user``.
     ///
     /// The refusals are the authenticator's exact status, headers and `detail`. A session cookie

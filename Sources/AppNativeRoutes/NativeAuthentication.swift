@@ -3,7 +3,7 @@ public import AppNativeJSON
 
 /// How the native routes authenticate a request: a hook, or an explicit insecure opt-out.
 ///
-/// routes.md requires every route to sit behind an authentication hook that runs before the
+/// contract/routes.md requires every route to sit behind an authentication hook that runs before the
 /// body is read or validated; a ``NativeRoutesHandler`` cannot be built without choosing one of
 /// these values, and the only way to skip authentication is to spell
 /// ``insecureNoAuthentication``.
@@ -58,12 +58,12 @@ public struct NativeAuthRejection: Sendable, Hashable {
         self.body = body
     }
 
-    /// A refusal with the contract's error shape, `{"detail": detail}` (routes.md §0).
+    /// A refusal with the contract's error shape, `{"detail": detail}` (contract/routes.md §0).
     public init(status: Int, detail: String, headers: HTTPHeaders = HTTPHeaders()) {
         self.init(status: status, headers: headers, body: .object(JSONObject([("detail", .string(detail))])))
     }
 
-    /// 401 `{"detail":"Not authenticated"}` with `WWW-Authenticate: Bearer` (auth.md §1).
+    /// 401 `{"detail":"Not authenticated"}` with `WWW-Authenticate: Bearer` (contract/auth.md §1).
     public static let notAuthenticated = NativeAuthRejection(
         status: 401, detail: "Not authenticated", headers: ["WWW-Authenticate": "Bearer"])
 

@@ -2,7 +2,7 @@ public import AppNativeHTTP
 public import AppNativeJSON
 
 /// An HTTP error a route callback throws on purpose; it reaches the app unchanged as
-/// `{"detail": …}` with its status and headers (routes.md §0, "host-raised HTTP errors pass
+/// `{"detail": …}` with its status and headers (contract/routes.md §0, "host-raised HTTP errors pass
 /// through", FastAPI's `HTTPException`).
 ///
 /// Any other error a callback throws is answered 500 with a generic body; its description goes
@@ -32,7 +32,7 @@ public struct NativeHTTPError: Error, Sendable, Hashable {
         self.init(status: status, detail: .string(detail), headers: headers)
     }
 
-    /// 403 `{"detail":"Forbidden"}`: the user may not act on an id the app sent (routes.md §4).
+    /// 403 `{"detail":"Forbidden"}`: the user may not act on an id the app sent (contract/routes.md §4).
     public static let forbidden = NativeHTTPError(status: 403, detail: "Forbidden")
     /// 404 `{"detail":"Not Found"}`.
     public static let notFound = NativeHTTPError(status: 404, detail: "Not Found")

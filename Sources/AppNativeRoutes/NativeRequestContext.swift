@@ -1,10 +1,10 @@
 public import AppNativeHTTP
 
-/// What a route callback knows about the request besides its validated body (routes.md,
+/// What a route callback knows about the request besides its validated body (contract/routes.md,
 /// "Request context given to callbacks").
 ///
 /// `user` is the authentication hook's result and the only identity a callback may trust;
-/// `deviceID` and every body field are client input (routes.md §4).
+/// `deviceID` and every body field are client input (contract/routes.md §4).
 public struct NativeRequestContext<User: Sendable>: Sendable {
     /// The body's `device_id`, or the `device_id` query parameter on the GET feeds; `nil` when
     /// the feed request carries none.

@@ -1,4 +1,4 @@
-/// The ten routes the iOS app calls below a web app's native prefix (routes.md §1).
+/// The ten routes the iOS app calls below a web app's native prefix (contract/routes.md §1).
 ///
 /// One table for every server of the routes: ``NativeRoutesHandler`` serves them to a Swift
 /// backend's callbacks, and the gateway serves them in front of an upstream.
@@ -17,7 +17,7 @@ public enum NativeRoute: String, CaseIterable, Sendable {
     /// The path below the native prefix (`{p}/devices`).
     public var pathSuffix: String { "/" + rawValue }
 
-    /// The HTTP method the app uses (routes.md §1): `GET` for the two feeds, `POST` otherwise.
+    /// The HTTP method the app uses (contract/routes.md §1): `GET` for the two feeds, `POST` otherwise.
     public var method: String {
         switch self {
         case .widgets, .approvals: "GET"

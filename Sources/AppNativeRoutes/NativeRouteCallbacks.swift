@@ -1,7 +1,7 @@
 public import AppNativeJSON
 public import AppNativeModels
 
-/// The host backend's side of the ten native routes (routes.md §1): one optional async callback
+/// The host backend's side of the ten native routes (contract/routes.md §1): one optional async callback
 /// per route, the shape of the Python routers.
 ///
 /// A struct of optional closures rather than a protocol with default methods, because "not
@@ -26,7 +26,7 @@ public struct NativeRouteCallbacks<User: Sendable>: Sendable {
     public typealias Context = NativeRequestContext<User>
 
     /// `POST {p}/devices` → 200 `{"ok":true}`. `pushToken`, `platform` and `userEmail` keep
-    /// absent (keep the stored value) apart from `null` (clear it) (routes.md §2.1).
+    /// absent (keep the stored value) apart from `null` (clear it) (contract/routes.md §2.1).
     public var registerDevice: (@Sendable (DeviceRegistration, Context) async throws -> Void)?
     /// `POST {p}/locations` → 200 `{"ok":true}`.
     public var updateLocation: (@Sendable (LocationUpdate, Context) async throws -> Void)?
@@ -34,7 +34,7 @@ public struct NativeRouteCallbacks<User: Sendable>: Sendable {
     ///
     /// Return the stored upload's reference, or `nil`. A non-empty string or an integer becomes
     /// `id`; an object's `"id"` member follows the same rule; anything else (`nil`, booleans,
-    /// `""`, fractions, lists) gives no `id` (routes.md §2.8). Must be idempotent per
+    /// `""`, fractions, lists) gives no `id` (contract/routes.md §2.8). Must be idempotent per
     /// `metadata.uploadID`: the app re-sends the same upload after a failure.
     public var receiveDocument: (@Sendable (DocumentUpload, Context) async throws -> JSONValue?)?
     /// `POST {p}/notification-actions` → 200 `{"ok":true}`.
@@ -69,7 +69,7 @@ public struct NativeRouteCallbacks<User: Sendable>: Sendable {
     }
 
     /// Serves `POST {p}/widget-options` from a plain list of options (wrapped as
-    /// `{"options":[…]}`, routes.md §3.3).
+    /// `{"options":[…]}`, contract/routes.md §3.3).
     public mutating func serveWidgetOptions(
         _ list: @escaping @Sendable (WidgetOptionsRequest, Context) async throws -> [ActionOption]
     ) {

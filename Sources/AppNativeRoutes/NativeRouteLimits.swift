@@ -2,7 +2,7 @@ public import AppNativeModels
 
 /// Size caps of the native routes, applied before anything is decoded.
 public struct NativeRouteLimits: Sendable, Hashable {
-    /// The 25 MiB default document cap of routes.md §2.8.
+    /// The 25 MiB default document cap of contract/routes.md §2.8.
     public static let defaultMaxDocumentBytes = 26_214_400
 
     /// Largest JSON request body; longer is 413 `{"detail":"Request body too large"}`.

@@ -4,18 +4,18 @@ public import AppNativeHTTP
 import AppNativeJSON
 import AppNativeModels
 
-/// The ten native routes (routes.md) served by a Swift backend on its own ``HTTPServer``: each
+/// The ten native routes (contract/routes.md) served by a Swift backend on its own ``HTTPServer``: each
 /// request is authenticated, size-capped, validated by the models, handed to the host's
 /// callback off the event loop, and answered in the contract's exact shape.
 ///
-/// Per request, in this order (routes.md §0):
+/// Per request, in this order (contract/routes.md §0):
 /// 1. the path picks the route: `{prefix}/<route>`; anything else under the prefix, or a route
 ///    whose callback is `nil`, is 404 `{"detail":"Not Found"}`; a wrong method is 405 with `Allow`;
 /// 2. the authentication hook runs before a byte of the body is read (a refusal is sent as the
 ///    hook built it);
 /// 3. the body is capped (413) and validated (422 listing every error), or, for documents,
 ///    parsed while it streams;
-/// 4. the callback runs in a `Task`; its value is shaped per routes.md §3, a thrown
+/// 4. the callback runs in a `Task`; its value is shaped per contract/routes.md §3, a thrown
 ///    ``NativeHTTPError`` passes through as `{"detail": …}`, anything else is 500
 ///    `{"detail":"Internal Server Error"}` with the error only in the log.
 ///

@@ -21,7 +21,7 @@ public struct IOEvents: OptionSet, Sendable {
 }
 
 /// One event loop: a thread owning an epoll instance, an eventfd for wake-ups and its timers
-/// (STYLE.md §5). Connection state registered here is touched only on this thread, so the hot
+/// (docs/style.md §5). Connection state registered here is touched only on this thread, so the hot
 /// path takes no locks; other threads hand work over with `execute(_:)`.
 public final class EventLoop: @unchecked Sendable {
     // Invariant making @unchecked Sendable true: everything but `pending`, `isStopping` and the

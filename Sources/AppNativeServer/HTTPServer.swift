@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 
 /// The HTTP/1.1 server: N event loops, each with its own `SO_REUSEPORT` listener, its own
-/// connections and its own handler instance (STYLE.md §5).
+/// connections and its own handler instance (docs/style.md §5).
 public final class HTTPServer: @unchecked Sendable {
     // Invariant: `contexts`, `acceptors` and `threads` are written in `start()` before any loop
     // runs and read afterwards only through `loop.execute` hops onto the owning loop.
@@ -75,7 +75,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Graceful shutdown (STYLE.md §5): stop accepting, let in-flight exchanges finish, close idle
+    /// Graceful shutdown (docs/style.md §5): stop accepting, let in-flight exchanges finish, close idle
     /// connections, and force-close whatever remains at `deadline`. Blocks until the loops stopped.
     public func shutdown(gracePeriod: Duration) {
         for (index, loop) in loops.enumerated() {

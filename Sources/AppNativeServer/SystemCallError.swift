@@ -13,7 +13,7 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(call) failed: errno \(errno) (\(String(cString: strerror(errno))))" }
 
-    /// Throws for -1 results, traps for EBADF/EFAULT, which mean our own bookkeeping is wrong (STYLE.md §2).
+    /// Throws for -1 results, traps for EBADF/EFAULT, which mean our own bookkeeping is wrong (docs/style.md §2).
     @discardableResult
     static func check(_ result: Int32, _ call: String) throws(SystemCallError) -> Int32 {
         guard result < 0 else { return result }

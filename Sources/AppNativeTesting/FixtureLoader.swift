@@ -3,7 +3,7 @@ public import Foundation
 /// Loads committed test fixtures and public vectors from a test target's resource bundle.
 ///
 /// A fresh clone is self-contained: vectors are copied into `Tests/<Module>Tests/Fixtures/`
-/// and a missing file is an error, never a silently skipped test (STYLE.md §6).
+/// and a missing file is an error, never a silently skipped test (docs/style.md §6).
 public struct FixtureLoader: Sendable {
     public struct MissingFixture: Error, CustomStringConvertible {
         public let path: String

@@ -3,7 +3,7 @@ public import Testing
 
 /// One case of the HTTP/1.1 request vectors (`http1/requests.json`, format
 /// `http1-request-vectors/v1`; the README next to the copied file defines fields and verdicts).
-/// The one loader both the parser tests and the server tests read them with (STYLE.md §6).
+/// The one loader both the parser tests and the server tests read them with (docs/style.md §6).
 public struct HTTPRequestVector: Decodable, Sendable, CustomTestStringConvertible {
     public struct Expectation: Decodable, Sendable {
         public let method: String

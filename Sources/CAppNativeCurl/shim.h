@@ -1,4 +1,4 @@
-// The only place libcurl's header is included (STYLE.md §2).
+// The only place libcurl's header is included (docs/style.md §2).
 // curl_easy_setopt/curl_easy_getinfo are variadic; Swift cannot call C variadics,
 // so each argument type gets one typed wrapper.
 #ifndef APPNATIVE_CURL_SHIM_H

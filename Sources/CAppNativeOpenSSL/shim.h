@@ -1,4 +1,4 @@
-// The only place OpenSSL headers are included (STYLE.md §2).
+// The only place OpenSSL headers are included (docs/style.md §2).
 // Deprecated OpenSSL APIs are compile errors here: we build against the 3.0 API only.
 #ifndef APPNATIVE_OPENSSL_SHIM_H
 #define APPNATIVE_OPENSSL_SHIM_H

@@ -4,8 +4,8 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Request headers per kind (apns.md §2) and the size limit.
-@Suite("Headers and limits (apns.md §2)")
+/// Request headers per kind (contract/apns.md §2) and the size limit.
+@Suite("Headers and limits (contract/apns.md §2)")
 struct HeaderTests {
     static let id = "0b7c2c2e-6d3a-4b8e-9f00-1234567890ab"
 

@@ -3,8 +3,8 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Payloads of every kind compared member by member with apns.md §1.
-@Suite("Payload builders (apns.md §1)")
+/// Payloads of every kind compared member by member with contract/apns.md §1.
+@Suite("Payload builders (contract/apns.md §1)")
 struct PayloadTests {
     @Test("alert: title, body, default sound, no interruption level")
     func plainAlert() throws {
@@ -229,7 +229,7 @@ struct PayloadTests {
         #expect(noSubtitle.payload["aps"]?["alert"] == .object(["title": "Build", "body": ""]))
     }
 
-    /// States that break a rule of models.md §5; the memberwise initialiser does not check them.
+    /// States that break a rule of contract/models.md §5; the memberwise initialiser does not check them.
     static let invalidStates: [LiveActivityState] = [
         LiveActivityState(title: ""),
         LiveActivityState(title: "t", progress: JSONNumber(1.5)),
@@ -239,7 +239,7 @@ struct PayloadTests {
         LiveActivityState(title: "t", steps: ["a"], currentStep: 1),
     ]
 
-    @Test("every Live Activity builder refuses a state that breaks models.md §5", arguments: invalidStates)
+    @Test("every Live Activity builder refuses a state that breaks contract/models.md §5", arguments: invalidStates)
     func invalidStateRefused(state: LiveActivityState) {
         let attributes = LiveActivityAttributes(webAppID: "w", activityID: "a", webAppName: "n")
         #expect(apnsError { try APNsNotification.liveActivityUpdate(state: state, now: 1) }?.code == .invalidPayload)
@@ -249,7 +249,7 @@ struct PayloadTests {
                 == .invalidPayload)
     }
 
-    @Test("Live Activity validation (models.md §5): empty activityID refused, empty steps allow any currentStep")
+    @Test("Live Activity validation (contract/models.md §5): empty activityID refused, empty steps allow any currentStep")
     func stateValidation() {
         let state = LiveActivityState(title: "t", steps: [], currentStep: 3)
         #expect(apnsError { try APNsNotification.liveActivityUpdate(state: state, now: 1) } == nil)

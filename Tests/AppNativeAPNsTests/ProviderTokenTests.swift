@@ -6,7 +6,7 @@ import AppNativeJSON
 import AppNativeTesting
 import Testing
 
-/// Provider-token timing (apns.md §2, §5) with a manual clock.
+/// Provider-token timing (contract/apns.md §2, §5) with a manual clock.
 @Suite("Provider token")
 struct ProviderTokenTests {
     @Test("machine: sign first, reuse for 50 minutes, sign again at 50")

@@ -84,7 +84,7 @@ struct ReasonTests {
     }
 }
 
-@Suite("Credentials (apns.md §3)")
+@Suite("Credentials (contract/apns.md §3)")
 struct ConfigurationTests {
     private func environment(_ overrides: [String: String?] = [:]) throws -> [String: String] {
         var environment = [

@@ -3,7 +3,7 @@ import AppNativeHTTP
 import Foundation
 import Testing
 
-@Suite("Bearer header parsing (auth.md §2)")
+@Suite("Bearer header parsing (contract/auth.md §2)")
 struct BearerCredentialTests {
     @Test(
         "the table of §2",

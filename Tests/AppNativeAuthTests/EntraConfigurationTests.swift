@@ -1,7 +1,7 @@
 import AppNativeAuth
 import Testing
 
-/// auth.md §4 and §9: construction rules, environment decisions, issuers and audiences.
+/// contract/auth.md §4 and §9: construction rules, environment decisions, issuers and audiences.
 @Suite("Entra configuration")
 struct EntraConfigurationTests {
     static let tenant = "1111AAAA-bbbb-4ccc-8ddd-eeeeffff0001"

@@ -4,7 +4,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// auth.md §3–§5: every check, its reason code and its status.
+/// contract/auth.md §3–§5: every check, its reason code and its status.
 @Suite("Entra token verifier")
 struct EntraTokenVerifierTests {
     @Test("a valid ID token yields the identity of §5")

@@ -5,7 +5,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// The observable consequences of auth.md §6, with a manual clock.
+/// The observable consequences of contract/auth.md §6, with a manual clock.
 @Suite("JWKS cache timing rules")
 struct JWKSCacheTests {
     @Test("5 sequential verifications cost 1 download")

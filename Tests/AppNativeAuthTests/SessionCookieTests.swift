@@ -6,7 +6,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// auth.md §8: settings, value, Set-Cookie, read rules, rotation.
+/// contract/auth.md §8: settings, value, Set-Cookie, read rules, rotation.
 @Suite("Session cookie")
 struct SessionCookieTests {
     static let tenant = "1111aaaa-bbbb-4ccc-8ddd-eeeeffff0001"

@@ -1,7 +1,7 @@
 import AppNativeClient
 import Testing
 
-/// The caller/worker hand-over, driven directly (STYLE.md §5).
+/// The caller/worker hand-over, driven directly (docs/style.md §5).
 @Suite("SubmissionQueue")
 struct SubmissionQueueTests {
     @Test("the first command wakes the worker; later ones ride on that wake-up")

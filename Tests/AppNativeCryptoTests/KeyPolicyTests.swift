@@ -2,7 +2,7 @@ import AppNativeCrypto
 import Foundation
 import Testing
 
-/// What the key types refuse, and with which code (STYLE.md §4: tests match codes).
+/// What the key types refuse, and with which code (docs/style.md §4: tests match codes).
 @Suite("Key policy")
 struct KeyPolicyTests {
     static func fixture(_ name: String) throws -> String {

@@ -2,7 +2,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// Fixture access for this target: everything comes from the test bundle (STYLE.md §6).
+/// Fixture access for this target: everything comes from the test bundle (docs/style.md §6).
 enum Fixtures {
     static let loader = FixtureLoader(bundle: .module)
 

@@ -2,7 +2,7 @@ import AppNativeHTTP
 import AppNativeModels
 import Testing
 
-/// Limits, grammar and streaming properties of `MultipartParser` beyond the shared vectors.
+/// Limits, grammar and streaming properties of `MultipartParser` beyond the multipart vectors (Fixtures/vectors/multipart).
 @Suite("Multipart parser")
 struct MultipartParserTests {
     static let boundary = "----GwTestBoundary7MA4YWxkTrZu0gW"
@@ -275,7 +275,7 @@ struct MultipartParserTests {
         }
     }
 
-    // MARK: Document filename (routes.md §2.8)
+    // MARK: Document filename (contract/routes.md §2.8)
 
     @Test("document filename rule", arguments: [
         ("../../etc/passwd", "passwd"),

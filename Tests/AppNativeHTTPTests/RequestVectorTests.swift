@@ -24,7 +24,7 @@ struct RequestVectorTests {
         for id in RequestVector.pinnedVerdicts.keys {
             #expect(vectors.contains { $0.id == id }, "pinned verdict for unknown case \(id)")
         }
-        // The provenance note travels with the vectors (STYLE.md §6).
+        // The provenance note travels with the vectors (docs/style.md §6).
         let loader = FixtureLoader(bundle: .module)
         #expect(try !loader.data("vectors/http1/SOURCE.md").isEmpty)
         #expect(try !loader.data("vectors/http1/README.md").isEmpty)

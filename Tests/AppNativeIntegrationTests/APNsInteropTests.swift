@@ -8,7 +8,7 @@ import Testing
 /// Interoperability with the Python reference's own APNs transport (`aioapns` 4.0, PyPI,
 /// installed by scripts/install-python-tools.sh): the same notifications are sent once by
 /// `APNsSender` and once by `Tests/Peers/aioapns_send.py` (payloads built as the reference's send
-/// functions build them, apns.md §1–2), each to its own fake APNs server over TLS, and the
+/// functions build them, contract/apns.md §1–2), each to its own fake APNs server over TLS, and the
 /// recorded payloads are compared key by key, with the headers the contract names.
 @Suite("APNs interoperability with aioapns", .timeLimit(.minutes(3)))
 struct APNsInteropTests {
@@ -23,7 +23,7 @@ struct APNsInteropTests {
         var build: @Sendable () throws -> APNsNotification
     }
 
-    /// Headers apns.md §2 names; every other header (`apns-id`, `authorization`, `host`,
+    /// Headers contract/apns.md §2 names; every other header (`apns-id`, `authorization`, `host`,
     /// `:authority`, `content-length`) is transport detail and not compared.
     static let comparedHeaders = ["apns-push-type", "apns-priority", "apns-topic", "apns-expiration", "apns-collapse-id"]
 
@@ -230,7 +230,7 @@ struct APNsInteropTests {
         var theirs = theirs?.objectValue ?? [:]
         if kind.hasPrefix("live_") {
             // Excluded: `aps.timestamp` is "now" on each side when the send function is not given
-            // one (apns.md §1.6: send_live_activity_* take no timestamp). Both must still be
+            // one (contract/apns.md §1.6: send_live_activity_* take no timestamp). Both must still be
             // integer Unix seconds, and close to each other.
             var oursAPS = ours["aps"]?.objectValue ?? [:]
             var theirsAPS = theirs["aps"]?.objectValue ?? [:]
@@ -271,7 +271,7 @@ struct APNsInteropTests {
         value.map { JSONSerializer.string($0) } ?? "missing"
     }
 
-    /// Differences in the headers apns.md §2 names.
+    /// Differences in the headers contract/apns.md §2 names.
     static func headerDifferences(_ ours: JSONObject, _ theirs: JSONObject, kind: String) -> [String] {
         var found: [String] = []
         for name in comparedHeaders {
@@ -279,7 +279,7 @@ struct APNsInteropTests {
             if mine == reference { continue }
             switch name {
             case "apns-push-type" where (kind == "alert" || kind == "critical") && reference == nil && mine == "alert":
-                // Excluded: the reference sends no push type for alerts; apns.md §2 recommends the
+                // Excluded: the reference sends no push type for alerts; contract/apns.md §2 recommends the
                 // port send `apns-push-type: alert` (Apple asks for it); the payload is unchanged.
                 continue
             case "apns-priority" where (kind == "alert" || kind == "critical") && reference == nil && mine == "10":

@@ -5,7 +5,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// The access log (issue "reverse proxy" §4, "identity" §9): one JSON line per request with the
+/// The access log (docs/operations.md, "Logs"): one JSON line per request with the
 /// request id, method, path without the query, status, bytes and durations, the object id and
 /// auth method once known, and never the token, the cookie or the email.
 @Suite("Access log", .serialized)

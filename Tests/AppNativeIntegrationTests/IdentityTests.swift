@@ -4,7 +4,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// Identity at the gateway (auth.md §1, §2, §7, §8) through the real gateway and upstream.
+/// Identity at the gateway (contract/auth.md §1, §2, §7, §8) through the real gateway and upstream.
 @Suite("Identity at the gateway", .serialized)
 struct IdentityTests {
     static let protected = ["PUBLIC_PATHS": "/public"]
@@ -82,7 +82,7 @@ struct IdentityTests {
         let encodedName = try #require(value("x-appnative-user-name"))
         let decoded = try await ProcessRunner.run(ProcessRunner.python, ["-c", "import sys, urllib.parse; print(urllib.parse.unquote(sys.argv[1]))", encodedName])
         #expect(decoded.stdout.trimmingCharacters(in: .newlines) == "Zoë Müller-Łukasz")
-        // The cookie of auth.md §8.3.
+        // The cookie of contract/auth.md §8.3.
         let setCookie = try #require(Self.header(response, "Set-Cookie"))
         let attributes = Set(setCookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
         #expect(setCookie.hasPrefix("bms_session=ey"))

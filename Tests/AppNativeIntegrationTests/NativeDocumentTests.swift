@@ -4,7 +4,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// The document route (routes.md §2.8) through the gateway to the example upstream: streamed,
+/// The document route (contract/routes.md §2.8) through the gateway to the example upstream: streamed,
 /// sanitised, capped, re-encoded.
 @Suite("Native routes: documents", .serialized)
 struct NativeDocumentTests {

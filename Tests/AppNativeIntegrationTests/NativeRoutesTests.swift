@@ -88,7 +88,7 @@ struct NativeRoutesTests {
         #expect(bodies.last?.keys.sorted() == ["device_id", "user_email"], "the body arrives as the app sent it")
     }
 
-    @Test("every event route answers as routes.md §1 says")
+    @Test("every event route answers as contract/routes.md §1 says")
     func eventRoutes() async throws {
         let fixture = try await NativeRoutesFixture.start()
         defer { fixture.stop() }
@@ -197,7 +197,7 @@ struct NativeRoutesTests {
         let ids = widgets.compactMap { $0["id"] as? String }
         #expect(ids == ["greeting", "open-tickets", "week", "tasks", "sales", "quota", "leave", "news"])
         #expect(Self.json(feed)["schema"] as? Int == 1)
-        // Response encoding: non-null defaults are written (models.md §0).
+        // Response encoding: non-null defaults are written (contract/models.md §0).
         #expect(widgets.first?["required"] as? Bool == false && widgets.first?["defaultEnabled"] as? Bool == true)
         let approvals = try await fixture.call("GET", "/api/approvals?device_id=include-invalid")
         #expect(approvals.status == 200)

@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Action forms (`models.md` §2): every field rule of the §2.2 table, at and one past each bound.
+/// Action forms (`contract/models.md` §2): every field rule of the §2.2 table, at and one past each bound.
 @Suite struct ActionFormTests {
     static func field(_ members: String) -> String { #"{"id":"f""# + (members.isEmpty ? "" : "," + members) + "}" }
 

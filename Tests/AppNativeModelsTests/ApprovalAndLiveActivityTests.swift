@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Approvals (`models.md` §4), Live Activities (§5) and the result bodies (`routes.md` §3).
+/// Approvals (`contract/models.md` §4), Live Activities (§5) and the result bodies (`contract/routes.md` §3).
 @Suite struct ApprovalAndLiveActivityTests {
     @Test func approvalAcceptsConversationIdInBothSpellings() throws {
         let camel = try Approval(json: json(#"{"id":"a","title":"T","conversationId":"c1"}"#))
@@ -66,7 +66,7 @@ import Testing
     }
 }
 
-/// Result bodies a backend returns are decoded before the gateway relays them (`routes.md` §3).
+/// Result bodies a backend returns are decoded before the gateway relays them (`contract/routes.md` §3).
 @Suite struct ResultDecodingTests {
     @Test func widgetActionResultRoundTrips() throws {
         let text = #"{"ok":false,"message":"No","style":"error","widgets":[{"id":"a","kind":"text","data":{"markdown":"m"}}],"widget":{"id":"b","kind":"kpi","data":{"value":1}},"openPath":"/x"}"#

@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Bytes in, 413 vs 422 out, and the FastAPI `detail` shape of `routes.md` §0.
+/// Bytes in, 413 vs 422 out, and the FastAPI `detail` shape of `contract/routes.md` §0.
 @Suite struct DecoderAndRenderingTests {
     static let body = Array(#"{"device_id":"d1"}"#.utf8)
 

@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Lenient feed reading (`models.md` §1.1, §4): invalid elements dropped one by one and reported.
+/// Lenient feed reading (`contract/models.md` §1.1, §4): invalid elements dropped one by one and reported.
 @Suite struct FeedTests {
     static let good = #"{"id":"ok","kind":"text","data":{"markdown":"x"}}"#
 

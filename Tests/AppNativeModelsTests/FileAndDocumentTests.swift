@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Native form file references (`routes.md` §5) and document upload metadata (§2.8).
+/// Native form file references (`contract/routes.md` §5) and document upload metadata (§2.8).
 @Suite struct FileAndDocumentTests {
     @Test func resolverLooksUpEachDistinctRefOnceAndKeepsOrder() throws {
         var lookups: [String] = []
@@ -100,7 +100,7 @@ import Testing
     }
 }
 
-/// The documents response of `routes.md` §2.8 for each kind of callback result.
+/// The documents response of `contract/routes.md` §2.8 for each kind of callback result.
 @Suite struct DocumentReceiptTests {
     @Test(arguments: [
         ("nil", nil, #"{"ok":true}"#),

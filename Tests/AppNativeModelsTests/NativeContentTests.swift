@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Native content (`models.md` §3.2–§3.4): every block, step and `MAX_*` at and one past its value.
+/// Native content (`contract/models.md` §3.2–§3.4): every block, step and `MAX_*` at and one past its value.
 @Suite struct NativeContentTests {
     static func content(_ blocks: String, extra: String = "") -> String { #"{"blocks":\#(blocks)\#(extra)}"# }
     static func one(_ block: String) -> String { content("[\(block)]") }

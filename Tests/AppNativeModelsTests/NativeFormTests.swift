@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Native forms (`models.md` §3.1): every rule and `MAX_*` at and one past its value.
+/// Native forms (`contract/models.md` §3.1): every rule and `MAX_*` at and one past its value.
 @Suite struct NativeFormTests {
     static func options(_ count: Int) -> String {
         "[" + (0..<count).map { #"{"value":"o\#($0)"}"# }.joined(separator: ",") + "]"

@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Request bodies of `routes.md` §2: snake_case, types strict, every issue in one pass.
+/// Request bodies of `contract/routes.md` §2: snake_case, types strict, every issue in one pass.
 @Suite struct RequestBodyTests {
     @Test func deviceRegistrationKeepsAbsentNullAndValueApart() throws {
         let absent = try DeviceRegistration(json: json(#"{"device_id":"d1"}"#))

@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// The host-side site widget manifest of `models.md` §1.3, at and one past each bound.
+/// The host-side site widget manifest of `contract/models.md` §1.3, at and one past each bound.
 @Suite struct SiteWidgetManifestTests {
     static func manifest(_ entries: String) -> [UInt8] { Array(entries.utf8) }
     static func entry(n: Int = 1, title: String = "T") -> String { #"{"n":\#(n),"title":"\#(title)"}"# }

@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Datetimes of `models.md` §0: offset kept as given, UTC as `Z`, fractions as six digits.
+/// Datetimes of `contract/models.md` §0: offset kept as given, UTC as `Z`, fractions as six digits.
 @Suite struct TimestampTests {
     @Test(arguments: [
         ("2026-09-24T08:00:00Z", "2026-09-24T08:00:00Z"),

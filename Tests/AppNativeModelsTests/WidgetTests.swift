@@ -2,7 +2,7 @@ import AppNativeJSON
 import AppNativeModels
 import Testing
 
-/// Widgets of `models.md` §1: common fields, every kind's data, encodings.
+/// Widgets of `contract/models.md` §1: common fields, every kind's data, encodings.
 @Suite struct WidgetTests {
     static func widget(_ kind: String, _ data: String, extra: String = "") -> String {
         #"{"id":"w1","kind":"\#(kind)"\#(extra),"data":\#(data)}"#

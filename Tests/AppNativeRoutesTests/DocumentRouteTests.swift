@@ -4,7 +4,7 @@ import AppNativeRoutes
 import AppNativeTesting
 import Testing
 
-/// `POST {p}/documents` (routes.md §2.8).
+/// `POST {p}/documents` (contract/routes.md §2.8).
 @Suite struct DocumentRouteTests {
     /// Every row of the "reference returned by the callback → response" table.
     @Test(arguments: [

@@ -8,7 +8,7 @@ import Foundation
 import Testing
 
 /// `NativeAuthentication.requestAuthenticator(_:)`: the project's credential resolution as the
-/// routes' hook (auth.md §1, §7), refusals byte for byte.
+/// routes' hook (contract/auth.md §1, §7), refusals byte for byte.
 @Suite struct EntraAuthenticationTests {
     struct NoKeys: JWKSFetching {
         struct Unreachable: Error {}

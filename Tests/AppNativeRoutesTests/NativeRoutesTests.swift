@@ -8,7 +8,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// The ten routes' happy paths through a real server (routes.md §1, §3).
+/// The ten routes' happy paths through a real server (contract/routes.md §1, §3).
 @Suite struct HappyPathTests {
     @Test func deviceRegistrationKeepsAbsentApartFromNull() async throws {
         let recorder = Recorder()
@@ -172,7 +172,7 @@ import Testing
     }
 }
 
-/// Authentication comes first and is mandatory (routes.md header, §0).
+/// Authentication comes first and is mandatory (contract/routes.md header, §0).
 @Suite struct AuthenticationTests {
     @Test func rejectedBeforeValidationAndWithoutCallingBack() async throws {
         let recorder = Recorder()
@@ -228,7 +228,7 @@ import Testing
     }
 }
 
-/// 413, 422, 404, 405 (routes.md §0, §1).
+/// 413, 422, 404, 405 (contract/routes.md §0, §1).
 @Suite struct RefusalTests {
     @Test func jsonBodyCap() async throws {
         let recorder = Recorder()
@@ -341,7 +341,7 @@ import Testing
     }
 }
 
-/// Errors a callback throws (routes.md §0).
+/// Errors a callback throws (contract/routes.md §0).
 @Suite struct CallbackErrorTests {
     @Test func hostHTTPErrorPassesThrough() async throws {
         var callbacks = NativeRouteCallbacks<String>()

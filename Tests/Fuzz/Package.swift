@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// libFuzzer harnesses for the parsers that read untrusted bytes (STYLE.md §6). Not part of the
+/// libFuzzer harnesses for the parsers that read untrusted bytes (docs/style.md §6). Not part of the
 /// root build: `scripts/fuzz.sh` builds this package with
 /// `-Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld`
 /// and runs each harness for a bounded time with seed corpora made from the committed vectors.

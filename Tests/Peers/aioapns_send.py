@@ -3,7 +3,7 @@
 APNs server. TEST AND BENCHMARK ONLY. Runs in the PyPI tools venv (.build/python-tools, made by
 scripts/install-python-tools.sh), which has aioapns and its PyJWT.
 
-Payloads and headers are built the way the Python reference builds them (contract apns.md §1
+Payloads and headers are built the way the Python reference builds them (docs/contract/apns.md §1
 and §2: the send functions' builders, and the headers each one sets), then handed to aioapns
 unchanged, so what reaches the fake is what the reference would send.
 
@@ -20,7 +20,7 @@ with an ssl_context (its public parameter) that trusts keys/test/ca.pem. aioapns
                         prints {"count", "sent", "seconds", "pushes_per_second"}.
 
 A case: {"kind": K, "token": hex, "args": {...}, "collapse_id"?: str, "expiration"?: unix s}.
-K and args follow the reference's send functions (apns.md §1, §2):
+K and args follow the reference's send functions (docs/contract/apns.md §1, §2):
   alert          title, body, data?, interruption_level?        (path and actions travel in data)
   critical       webapp_id, title, body, acknowledge_label?="Got it", volume?=1.0, data?
   silent         data?
@@ -29,7 +29,7 @@ K and args follow the reference's send functions (apns.md §1, §2):
   live_start     state, attributes, alert_title?, alert_body?, stale_at?
   live_update    state, alert_title?, alert_body?, stale_at?, priority?=10
   live_end       state?, dismiss_at?
-`state` is the LiveActivityState already encoded (models.md §5), `widgets` the feed encoding.
+`state` is the LiveActivityState already encoded (docs/contract/models.md §5), `widgets` the feed encoding.
 """
 import argparse
 import asyncio
@@ -47,7 +47,7 @@ MAX_INLINE_WIDGETS_BYTES = 3500
 BENCH_PAYLOAD = {"aps": {"alert": {"title": "Benchmark", "body": "One push of many"}, "sound": "default"}}
 
 
-# --- payload builders, as the reference's (apns.md §1) ---------------------------------------
+# --- payload builders, as the reference's (docs/contract/apns.md §1) --------------------------
 
 def merge_data(payload, data):
     if data:

@@ -9,8 +9,8 @@ The gateway has already authenticated the caller and validated every body agains
 before a request arrives here. This backend therefore:
   * takes the caller's identity ONLY from the gateway's headers (X-AppNative-User-Id, ...);
     `user_email` in a body is an unverified client hint and is never used as the identity;
-  * answers the ten native routes as routes.md describes (the gateway turns the answers into the
-    app's exact responses: {"ok":true}, 204, validated feeds);
+  * answers the ten native routes as docs/contract/routes.md describes (the gateway turns the
+    answers into the app's exact responses: {"ok":true}, 204, validated feeds);
   * keeps everything in memory (a real backend would use its database).
 
 The `/_example/*` routes let the integration tests look at what arrived; a real backend has no
@@ -44,7 +44,7 @@ def identity(headers):
 
 
 def widget_feed(user, include_invalid):
-    """One widget of every kind (models.md §1), for the app's dashboard."""
+    """One widget of every kind (docs/contract/models.md §1), for the app's dashboard."""
     name = user["name"] or user["email"] or "there"
     widgets = [
         {"id": "greeting", "kind": "text", "title": "Welcome", "data": {"markdown": f"Hello **{name}**"}},
@@ -167,7 +167,7 @@ class Handler(BaseHTTPRequestHandler):
         route = url.path.rsplit("/", 1)[-1]
         self.record(route, user, body)
         if route == "devices":
-            # Tri-state per field (routes.md §2.1): absent keeps, null clears, a value sets.
+            # Tri-state per field (docs/contract/routes.md §2.1): absent keeps, null clears, a value sets.
             with LOCK:
                 stored = DEVICES.setdefault((user["oid"], body["device_id"]), {})
                 for key in ("push_token", "platform", "user_email"):
@@ -194,7 +194,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.answer(404, {"detail": "Not Found"})
 
     def document(self, user):
-        """A multipart upload (routes.md §2.8), already checked by the gateway; answers its id."""
+        """A multipart upload (docs/contract/routes.md §2.8), already checked by the gateway; answers its id."""
         try:
             raw = self.read_body(MAX_DOCUMENT)
         except ValueError:

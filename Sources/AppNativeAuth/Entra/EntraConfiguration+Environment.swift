@@ -1,5 +1,5 @@
 extension EntraConfiguration {
-    /// Builds the configuration from environment variables (auth.md §9.2), plus the settings the
+    /// Builds the configuration from environment variables (contract/auth.md §9.2), plus the settings the
     /// Python reference lacks: `ENTRA_AUTHORITY_HOST`, `ENTRA_JWKS_URL` and `CLOCK_SKEW_LEEWAY`
     /// (which replaces the library's 60 s default, so tokens and cookies share one leeway).
     ///

@@ -1,7 +1,7 @@
 import AppNativeCore
 import AppNativeClient
 
-/// How the Entra ID verifier is set up (auth.md §4 and §9).
+/// How the Entra ID verifier is set up (contract/auth.md §4 and §9).
 public struct EntraConfiguration: Sendable {
     /// Which kind of token the app sends.
     public enum Mode: Sendable, Equatable {
@@ -19,7 +19,7 @@ public struct EntraConfiguration: Sendable {
     public let authorityHost: String
     /// Where keys come from; only this URL, never a token's `jku`/`x5u`.
     public let jwksURL: String
-    /// Clock skew tolerated on `exp`, `nbf`, `iat` (auth.md §3: 60 s); `fromEnvironment` sets it
+    /// Clock skew tolerated on `exp`, `nbf`, `iat` (contract/auth.md §3: 60 s); `fromEnvironment` sets it
     /// from `CLOCK_SKEW_LEEWAY` (`ClockSkewLeeway`).
     public var leeway: Duration = .seconds(60)
     /// Tokens claiming to live longer than this are refused (Entra's configurable maximum is 24 h).
@@ -93,14 +93,14 @@ public struct EntraConfiguration: Sendable {
 
     public static let defaultAuthorityHost = "login.microsoftonline.com"
 
-    /// `iss` values accepted (auth.md §4): the v2 issuer; access tokens also the v1 `sts` issuer.
+    /// `iss` values accepted (contract/auth.md §4): the v2 issuer; access tokens also the v1 `sts` issuer.
     public var allowedIssuers: [String] {
         let v2 = "https://\(authorityHost)/\(tenantID)/v2.0"
         guard case .accessToken = mode, let stsHost = Self.v1IssuerHosts[authorityHost] else { return [v2] }
         return [v2, "https://\(stsHost)/\(tenantID)/"]
     }
 
-    /// `aud` values accepted (auth.md §4), de-duplicated, order kept.
+    /// `aud` values accepted (contract/auth.md §4), de-duplicated, order kept.
     public var allowedAudiences: [String] {
         var out = [String]()
         let candidates: [String]

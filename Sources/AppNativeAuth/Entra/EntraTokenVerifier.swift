@@ -2,7 +2,7 @@ public import AppNativeCore
 import AppNativeCrypto
 import AppNativeJSON
 
-/// Verifies Entra ID tokens with every check of auth.md §3 in its order and produces the
+/// Verifies Entra ID tokens with every check of contract/auth.md §3 in its order and produces the
 /// identity of §5. Failures carry the reason code for logs; the HTTP answer comes from
 /// `AuthError.bearerStatus`.
 public final class EntraTokenVerifier: Sendable {
@@ -122,7 +122,7 @@ public final class EntraTokenVerifier: Sendable {
         }
     }
 
-    /// auth.md §3 steps 14–17 and §5.
+    /// contract/auth.md §3 steps 14–17 and §5.
     private func identity(from claims: JWTClaims) throws(AuthError) -> VerifiedIdentity {
         // Step 14 runs before 15–17: a token without the scope gets 403 even if oid/email are missing.
         switch configuration.mode {

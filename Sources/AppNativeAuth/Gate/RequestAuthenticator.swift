@@ -1,6 +1,6 @@
 public import AppNativeHTTP
 
-/// What the gateway answers when a request does not authenticate (auth.md §7): exact status,
+/// What the gateway answers when a request does not authenticate (contract/auth.md §7): exact status,
 /// headers and body. The reason code is for logs only.
 public struct AuthRejection: Sendable, Equatable {
     public let status: Int
@@ -49,7 +49,7 @@ public enum AuthenticationOutcome: Sendable {
     case rejected(AuthRejection)
 }
 
-/// Credential resolution of auth.md §1: a bearer token first (a valid cookie never rescues an
+/// Credential resolution of contract/auth.md §1: a bearer token first (a valid cookie never rescues an
 /// invalid token), then the session cookie, then 401 — never a redirect.
 public final class RequestAuthenticator: Sendable {
     public let verifier: EntraTokenVerifier

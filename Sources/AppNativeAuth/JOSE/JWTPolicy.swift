@@ -1,6 +1,6 @@
 import AppNativeCore
 /// What a JWT verification enforces. Every field is a check that runs; there is no call that
-/// skips the policy (STYLE.md §4). The values are explicit so a reviewer reads them in one place.
+/// skips the policy (docs/style.md §4). The values are explicit so a reviewer reads them in one place.
 public struct JWTPolicy: Sendable {
     /// The one algorithm accepted; the header's `alg` must equal it exactly (RFC 8725 §3.1).
     public var algorithm: JWSAlgorithm
@@ -14,7 +14,7 @@ public struct JWTPolicy: Sendable {
     public var leeway: Duration
     /// Upper bound on `exp - now`: refuses tokens that claim to live for years.
     public var maxLifetime: Duration?
-    /// Tokens longer than this are refused before any decoding (auth.md §3 step 1).
+    /// Tokens longer than this are refused before any decoding (contract/auth.md §3 step 1).
     public var maxTokenBytes: Int
     /// Whether the header must carry a non-empty `kid` (keys are chosen by exact `kid` only).
     public var requiresKeyID: Bool

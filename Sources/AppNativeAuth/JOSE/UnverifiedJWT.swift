@@ -5,7 +5,7 @@ import Glibc
 /// A compact JWS whose header has been checked but whose signature has not (yet).
 ///
 /// Splitting verification in two lets the key lookup, which may have to wait for a JWKS
-/// reload, sit between the header checks (auth.md §3 steps 1–4) and the rest (steps 6–13).
+/// reload, sit between the header checks (contract/auth.md §3 steps 1–4) and the rest (steps 6–13).
 public struct UnverifiedJWT: Sendable {
     /// The decoded protected header.
     public let header: JSONObject
@@ -70,7 +70,7 @@ public struct UnverifiedJWT: Sendable {
         secondDot = shape.second
     }
 
-    /// Verifies the payload, signature and claims (auth.md §3 steps 6–13) at wall time `now`.
+    /// Verifies the payload, signature and claims (contract/auth.md §3 steps 6–13) at wall time `now`.
     ///
     /// - Throws: `AuthError` with `.invalid`, `.signature`, `.missingClaim`, `.notYetValid`,
     ///   `.expired`, `.lifetime`, `.issuer` or `.audience`.

@@ -9,10 +9,10 @@ public struct JSONWebKeySet: Sendable {
         self.keys = keys
     }
 
-    /// The largest JWKS document accepted (auth.md §6: read at most 1,000,000 bytes).
+    /// The largest JWKS document accepted (contract/auth.md §6: read at most 1,000,000 bytes).
     public static let maxDocumentBytes = 1_000_000
 
-    /// Parses a JWKS document by the rules of auth.md §6.
+    /// Parses a JWKS document by the rules of contract/auth.md §6.
     ///
     /// The top level must be an object with a `keys` array. A usable entry is an object with a
     /// non-empty string `kid`, `kty` `"RSA"`, and a base64url `n`/`e` making an RSA key of at least

@@ -1,7 +1,7 @@
 public import AppNativeCore
 public import AppNativeCrypto
 
-/// The tenant's signing keys, cached and refreshed by the rules of auth.md §6.
+/// The tenant's signing keys, cached and refreshed by the rules of contract/auth.md §6.
 ///
 /// - A background refresher (`startRefreshing()`) loads the keys, retries a failed load with
 ///   capped exponential backoff and jitter until keys are cached, then reloads them every

@@ -1,7 +1,7 @@
 import AppNativeCore
 import AppNativeCrypto
 
-/// Timing parameters of the key cache (auth.md §6).
+/// Timing parameters of the key cache (contract/auth.md §6).
 public struct JWKSCacheConfiguration: Sendable {
     /// Age after which cached keys are reloaded: on schedule by the background refresher, and on
     /// the next lookup when no refresher runs.
@@ -33,7 +33,7 @@ public struct JWKSCacheConfiguration: Sendable {
     }
 }
 
-/// The key cache as a value-type state machine (STYLE.md §5): inputs return decisions,
+/// The key cache as a value-type state machine (docs/style.md §5): inputs return decisions,
 /// and `JWKSCache` performs them outside the lock. Tests drive it directly.
 struct JWKSCacheState: Sendable {
     let configuration: JWKSCacheConfiguration
@@ -72,7 +72,7 @@ struct JWKSCacheState: Sendable {
         case sleep(Duration)
     }
 
-    /// `mayStartReload` of auth.md §6; starting marks the attempt.
+    /// `mayStartReload` of contract/auth.md §6; starting marks the attempt.
     private mutating func startReloadIfAllowed(now: Duration) -> Bool {
         guard !isReloading else { return false }
         let wait = keys.isEmpty ? configuration.initialRetryDelay : configuration.minimumRefreshInterval
@@ -86,7 +86,7 @@ struct JWKSCacheState: Sendable {
         isReloading = true
     }
 
-    /// `get(kid)` of auth.md §6, up to the point where the caller may have to wait.
+    /// `get(kid)` of contract/auth.md §6, up to the point where the caller may have to wait.
     ///
     /// With no key cached nobody waits: the answer is `.unavailable` at once, and loading is the
     /// background refresher's job. Otherwise a download stuck until the reload timeout would hold

@@ -6,7 +6,7 @@ public protocol JWKSFetching: Sendable {
     func fetchDocument() async throws -> [UInt8]
 }
 
-/// The production fetcher: `GET` over libcurl with the rules of auth.md §6.
+/// The production fetcher: `GET` over libcurl with the rules of contract/auth.md §6.
 ///
 /// https only (plain http is accepted for a loopback address, for tests and sidecars),
 /// `Accept: application/json`, a `User-Agent`, redirects never followed (a 3xx is a failure),

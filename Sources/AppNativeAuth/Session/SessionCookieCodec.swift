@@ -3,7 +3,7 @@ import AppNativeCrypto
 import AppNativeHTTP
 import AppNativeJSON
 
-/// Issues and reads the stateless session cookie of auth.md §8: an HS256 JWT whose claims match
+/// Issues and reads the stateless session cookie of contract/auth.md §8: an HS256 JWT whose claims match
 /// the Python reference, so replicas in either language read each other's cookies.
 public final class SessionCookieCodec: Sendable {
     /// The constant `aud` of every session cookie.
@@ -41,7 +41,7 @@ public final class SessionCookieCodec: Sendable {
         )
     }
 
-    /// The cookie value for `user`, signed with the first secret (auth.md §8.2).
+    /// The cookie value for `user`, signed with the first secret (contract/auth.md §8.2).
     public func value(for user: UserIdentity) -> String {
         let issuedAt = Int64(time.wallSeconds.rounded(.down))
         var claims = JSONObject()
@@ -61,7 +61,7 @@ public final class SessionCookieCodec: Sendable {
         }
     }
 
-    /// The `Set-Cookie` header value that issues a fresh cookie (auth.md §8.3).
+    /// The `Set-Cookie` header value that issues a fresh cookie (contract/auth.md §8.3).
     ///
     /// `iat` has one-second resolution, so within a second the header for a user is byte-for-byte
     /// the same: it is built once per user and second (JSON, HMAC and base64 run once, not on
@@ -92,7 +92,7 @@ public final class SessionCookieCodec: Sendable {
         return text
     }
 
-    /// Reads the session from `Cookie` header values (auth.md §8.4). Any failure is "no cookie".
+    /// Reads the session from `Cookie` header values (contract/auth.md §8.4). Any failure is "no cookie".
     public func identity(fromCookieHeaders headers: [String]) -> VerifiedIdentity? {
         for candidate in CookieHeader.values(named: settings.name, in: headers) {
             if let identity = try? identity(fromValue: candidate) { return identity }

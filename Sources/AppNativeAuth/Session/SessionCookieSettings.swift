@@ -1,6 +1,6 @@
 public import AppNativeCrypto
 
-/// Session cookie settings (auth.md §8.1), with secret rotation: several secrets are accepted,
+/// Session cookie settings (contract/auth.md §8.1), with secret rotation: several secrets are accepted,
 /// the first one signs.
 public struct SessionCookieSettings: Sendable {
     public enum SameSite: String, Sendable {

@@ -1,6 +1,6 @@
 import AppNativeJSON
 
-/// `/.well-known/apple-app-site-association` (routes.md §6): which paths of this host open in the
+/// `/.well-known/apple-app-site-association` (contract/routes.md §6): which paths of this host open in the
 /// app as universal links. The gateway's own and the native routes' paths are always excluded,
 /// so a link to them never leaves the browser for the app.
 public struct AppleAppSiteAssociation: Sendable, Equatable {

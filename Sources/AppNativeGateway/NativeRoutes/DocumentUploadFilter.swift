@@ -3,7 +3,7 @@ import AppNativeJSON
 import AppNativeModels
 import AppNativeProxy
 
-/// The document upload (routes.md §2.8) while it streams: parsed part by part, the filename
+/// The document upload (contract/routes.md §2.8) while it streams: parsed part by part, the filename
 /// sanitised, `context` checked, the size capped, and re-encoded as `multipart/form-data` with the
 /// same field names for the upstream.
 ///
@@ -89,7 +89,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
         return refusal == nil
     }
 
-    /// A text field is complete: checked by the rules of routes.md §2.8, then forwarded.
+    /// A text field is complete: checked by the rules of contract/routes.md §2.8, then forwarded.
     private func fieldEnded(_ name: String, _ bytes: UnsafeRawBufferPointer, isFirst: Bool) {
         switch name {
         case "device_id":

@@ -2,12 +2,12 @@ import AppNativeJSON
 import AppNativeProxy
 import AppNativeServer
 
-/// The fixed answers of the native routes (routes.md §1, §3.6).
+/// The fixed answers of the native routes (contract/routes.md §1, §3.6).
 enum NativeAnswers {
     static let ok = MediatedAnswer.json(status: 200, Array(#"{"ok":true}"#.utf8))
     static let noContent = MediatedAnswer(status: 204)
 
-    /// `{"detail": message}` with `status` (routes.md §0, HTTPException shape).
+    /// `{"detail": message}` with `status` (contract/routes.md §0, HTTPException shape).
     static func detail(_ status: Int, _ message: String) -> MediatedAnswer {
         .json(status: status, Array(JSONErrorBody.detail(message).utf8))
     }

@@ -4,7 +4,7 @@ import AppNativeProxy
 import AppNativeRoutes
 
 /// The contract checks of the native routes: request bodies, the upstream's feeds and results,
-/// and the document reference rules (routes.md §2, §3).
+/// and the document reference rules (contract/routes.md §2, §3).
 enum NativeContract {
     /// Why an upstream answer was refused (for the log; never contains request data).
     struct Problem: Error, CustomStringConvertible {
@@ -90,7 +90,7 @@ enum NativeContract {
         }
     }
 
-    /// `{"ok":true}` plus the upstream's reference by the rules of routes.md §2.8: a non-empty
+    /// `{"ok":true}` plus the upstream's reference by the rules of contract/routes.md §2.8: a non-empty
     /// string or an integer becomes `id`; an object's `id` member follows the same rules; anything
     /// else (nothing, booleans, "", floats, lists) gives no `id`.
     static func documentAnswer(upstreamBody: [UInt8]) -> [UInt8] {

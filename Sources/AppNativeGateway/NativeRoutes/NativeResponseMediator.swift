@@ -3,7 +3,7 @@ import AppNativeHTTP
 import AppNativeProxy
 import AppNativeRoutes
 
-/// Shapes the upstream's answer to a native route into what the app expects (routes.md §1, §3):
+/// Shapes the upstream's answer to a native route into what the app expects (contract/routes.md §1, §3):
 /// events become `{"ok":true}` (204 for live activities), feeds and results are validated by the
 /// contract models and re-serialized by them, upstream 4xx pass through, everything else is 502.
 final class NativeResponseMediator: ResponseMediator {

@@ -9,7 +9,7 @@ public struct NativeRoutesConfiguration: Sendable {
     public var prefix = "/api"
     /// Routes whose events go to their own URL instead of the same path on `UPSTREAM_URL`.
     public var routeUpstreams: [NativeRoute: RouteUpstream] = [:]
-    /// Largest accepted document (routes.md §2.8: exactly this many bytes is accepted).
+    /// Largest accepted document (contract/routes.md §2.8: exactly this many bytes is accepted).
     public var documentMaxBytes = 26_214_400
     /// Largest accepted JSON body; larger ones get 413 before any decoding.
     public var jsonMaxBytes = 1 << 20

@@ -52,7 +52,7 @@ enum OpenAPIDocument {
 
     private static func detail(_ description: String) -> JSONValue { json(ref("ErrorDetail"), description) }
 
-    /// The answers every authenticated endpoint can give before it does anything (auth.md §7).
+    /// The answers every authenticated endpoint can give before it does anything (contract/auth.md §7).
     private static let authResponses: [(String, JSONValue)] = [
         ("401", detail("No credential, or an invalid one (`WWW-Authenticate` says which).")),
         ("403", detail("Missing scope, not allowed by the access policy or hook, or Origin not allowed.")),

@@ -4,7 +4,7 @@ import AppNativeCore
 import AppNativeCrypto
 import AppNativeJSON
 
-/// The push API for upstreams (issue #6 §5): `POST /push/<kind>` on the admin listener with one
+/// The push API for upstreams (docs/operations.md, "Push API"): `POST /push/<kind>` on the admin listener with one
 /// of the `PUSH_API_KEYS` as `Authorization: Bearer <key>`, a JSON body naming up to
 /// `PUSH_MAX_BATCH` device tokens, and one result per token in the answer. Tokens Apple reported
 /// permanently invalid are posted to `DEAD_TOKEN_WEBHOOK_URL` before the answer is sent.

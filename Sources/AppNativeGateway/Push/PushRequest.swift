@@ -3,7 +3,7 @@ import AppNativeJSON
 import AppNativeModels
 
 /// A decoded push API request: the notification and its device tokens. Built from the JSON body
-/// in one pass that reports every field error with its JSON path (STYLE.md §4).
+/// in one pass that reports every field error with its JSON path (docs/style.md §4).
 struct PushRequest: Sendable {
     var notification: APNsNotification
     var tokens: [String]
@@ -256,7 +256,7 @@ private struct Fields {
         }
     }
 
-    /// One field error per issue of a contract model's decoding (models.md §5), each naming the
+    /// One field error per issue of a contract model's decoding (contract/models.md §5), each naming the
     /// issue's path inside `key`. Issue messages never quote the input.
     mutating func fail(_ key: String, _ error: ModelError) {
         guard !error.issues.isEmpty else { return fail(key, error.reason) }

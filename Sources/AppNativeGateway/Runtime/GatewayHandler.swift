@@ -155,7 +155,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     // MARK: Authorization
 
     /// The access policy, then the authorization hook (cached per object id, else asked off the
-    /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (auth.md §7).
+    /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (contract/auth.md §7).
     private func authorize(_ exchange: HTTPExchange, _ admitted: Admitted) {
         let identity = admitted.identity
         if let policy = settings.accessPolicy,
@@ -207,7 +207,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     }
 
     /// A native route: its body is checked against the contract before the upstream sees it, and
-    /// the upstream's answer is shaped into the contract's (routes.md).
+    /// the upstream's answer is shaped into the contract's (contract/routes.md).
     private func serveNative(_ route: NativeRoute, _ exchange: HTTPExchange, identityHeaders: HTTPHeaders) {
         let requestID = RequestID.resolve(from: exchange.request.headers)
         exchange.logFields["native.route"] = route.rawValue
@@ -303,7 +303,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// repeated token or cookie then costs one dictionary lookup here instead of percent-encoding,
     /// JSON, base64, HMAC and two field checks. The identity block is rebuilt once the assertion
     /// is no longer reusable (the signer's rule: more than half its life left); the cookie when
-    /// the second changes (`iat` has one-second resolution, auth.md §8.2).
+    /// the second changes (`iat` has one-second resolution, contract/auth.md §8.2).
     private struct RenderedIdentity {
         var identity: HTTPHeaders
         var assertionExpiresAt: Double
@@ -380,7 +380,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     }
 
     /// Cookie-authenticated state changes and WebSocket handshakes must come from an allowed
-    /// Origin: SameSite=Lax does not stop sibling subdomains (auth.md §11).
+    /// Origin: SameSite=Lax does not stop sibling subdomains (contract/auth.md §11).
     private func originAllowed(_ exchange: HTTPExchange, identity: VerifiedIdentity) -> Bool {
         guard identity.method == .cookie else { return true }
         let request = exchange.request

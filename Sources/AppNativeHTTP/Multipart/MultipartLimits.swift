@@ -13,8 +13,8 @@ public struct MultipartLimits: Sendable, Hashable {
     /// larger gives `.partTooLarge` (413).
     public var maxFieldBytes: UInt64
     /// Largest content of a file part; larger gives `.partTooLarge` (413). Exactly this many
-    /// bytes pass (routes.md §2.8: 25 MiB by default). Nil means unlimited: a route that must
-    /// judge a later field before the size (routes.md §2.8 checks `context` first) passes nil,
+    /// bytes pass (contract/routes.md §2.8: 25 MiB by default). Nil means unlimited: a route that must
+    /// judge a later field before the size (contract/routes.md §2.8 checks `context` first) passes nil,
     /// stops keeping content past its own limit, and reads on to the end.
     public var maxFileBytes: UInt64?
 

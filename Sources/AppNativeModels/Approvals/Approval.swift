@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One pending approval of an approvals feed (`models.md` §4).
+/// One pending approval of an approvals feed (`contract/models.md` §4).
 public struct Approval: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// Whether the decision screen asks for a comment.
     public enum CommentRequirement: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/approval-decisions` response (`routes.md` §3.5).
+/// `POST {p}/approval-decisions` response (`contract/routes.md` §3.5).
 public struct ApprovalDecisionResult: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// `false` = refused, the approval stays. `nil` = unset, written as `true`.
     public var ok: Bool?

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One label/value line of an approval; the app shows at most 12 (`models.md` §4).
+/// One label/value line of an approval; the app shows at most 12 (`contract/models.md` §4).
 public struct ApprovalDetail: Sendable, Hashable, ModelEncodable {
     public var label: String
     public var value: String

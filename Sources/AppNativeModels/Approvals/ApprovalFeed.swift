@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `GET {p}/approvals` response: `{"approvals":[…]}`, always written (`routes.md` §3.4).
+/// `GET {p}/approvals` response: `{"approvals":[…]}`, always written (`contract/routes.md` §3.4).
 public struct ApprovalFeed: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// `nil` = unset, written as `[]` in response encoding.
     public var approvals: [Approval]?

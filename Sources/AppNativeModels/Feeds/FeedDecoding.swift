@@ -1,6 +1,6 @@
 internal import AppNativeJSON
 
-/// The result of reading a feed leniently, the way the app does (`models.md` §1.1, §4): each
+/// The result of reading a feed leniently, the way the app does (`contract/models.md` §1.1, §4): each
 /// invalid element is dropped on its own and the valid ones are kept.
 ///
 /// The gateway logs and counts ``dropped`` so a backend author learns why a widget or approval

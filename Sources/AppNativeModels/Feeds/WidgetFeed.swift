@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `GET {p}/widgets` response: `{"schema":1,"widgets":[…]}` (`routes.md` §3.1, `models.md` §1.1).
+/// `GET {p}/widgets` response: `{"schema":1,"widgets":[…]}` (`contract/routes.md` §3.1, `contract/models.md` §1.1).
 public struct WidgetFeed: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// `nil` = unset, written as ``ModelLimits/widgetSchemaVersion`` in response encoding.
     public var schema: Int?

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// The text parts of `POST {p}/documents` (`routes.md` §2.8, `models.md` §7), as passed to the
+/// The text parts of `POST {p}/documents` (`contract/routes.md` §2.8, `contract/models.md` §7), as passed to the
 /// host callback next to the file bytes.
 ///
 /// Built from already-split multipart text parts; the body size cap (413) is the multipart
@@ -86,7 +86,7 @@ public struct DocumentMetadata: Sendable, Hashable {
     /// The name used when nothing usable is left of a client's filename.
     public static let fallbackFilename = "upload"
 
-    /// The last path component of a client-supplied file name, never a path (`routes.md` §2.8).
+    /// The last path component of a client-supplied file name, never a path (`contract/routes.md` §2.8).
     ///
     /// Every `\` counts as `/`, trailing slashes are ignored, and `""`, `.` or `..` become
     /// `upload`: `../../etc/passwd` → `passwd`, `C:\temp\scan.jpg` → `scan.jpg`, `a/..` → `upload`.

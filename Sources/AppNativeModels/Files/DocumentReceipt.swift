@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
 /// The `POST {p}/documents` response built from what the host callback returned
-/// (`routes.md` §2.8): `{"ok":true}` or `{"ok":true,"id":<ref>}`.
+/// (`contract/routes.md` §2.8): `{"ok":true}` or `{"ok":true,"id":<ref>}`.
 ///
 /// The page receives this `id` for `kind="form"` uploads (else it falls back to the
 /// `upload_id`), so only values that can serve as a reference are echoed.

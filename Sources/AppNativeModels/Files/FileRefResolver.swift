@@ -1,5 +1,5 @@
 /// Resolves the file references a native form posts, with the all-or-nothing rule of
-/// `routes.md` §5, for Swift backends.
+/// `contract/routes.md` §5, for Swift backends.
 ///
 /// Storage is the host's: key uploads by owner and `upload_id`, expire unreferenced ones.
 public enum FileRefResolver: Sendable {

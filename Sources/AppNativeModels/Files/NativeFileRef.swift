@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
-/// A file a native form uploaded, as the page posts it back to the host (`models.md` §7,
-/// `routes.md` §5).
+/// A file a native form uploaded, as the page posts it back to the host (`contract/models.md` §7,
+/// `contract/routes.md` §5).
 public struct NativeFileRef: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var name: String
     public var mime: String

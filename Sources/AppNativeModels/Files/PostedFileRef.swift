@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
 /// One element of the list a page posts to a host endpoint: a full ``NativeFileRef`` or a bare
-/// ref string (`routes.md` §5).
+/// ref string (`contract/routes.md` §5).
 public enum PostedFileRef: Sendable, Hashable, ModelEncodable {
     case file(NativeFileRef)
     /// A non-empty ref string.

@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
 /// `visibleIf`: show a field only when another field of the same form has a value
-/// (`models.md` §2.1). Without `equals` the field shows when the other one is filled or on.
+/// (`contract/models.md` §2.1). Without `equals` the field shows when the other one is filled or on.
 public struct ActionCondition: Sendable, Hashable, ModelEncodable {
     /// The other field's `id`; must name a different field of the same form.
     public var field: String

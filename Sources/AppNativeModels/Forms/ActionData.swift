@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of an `action` widget: an optional form and at least one button (`models.md` §2.1).
+/// Data of an `action` widget: an optional form and at least one button (`contract/models.md` §2.1).
 ///
 /// Neither `fields` nor `pages` makes a button-only action.
 public struct ActionData: Sendable, Hashable, ModelDecodable, ModelEncodable {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One input of an action form or native form (`models.md` §2.2), with the per-field rules of
+/// One input of an action form or native form (`contract/models.md` §2.2), with the per-field rules of
 /// its validation table.
 public struct ActionField: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var id: String

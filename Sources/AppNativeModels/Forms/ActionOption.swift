@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
 /// One choice of a `select`, `multiselect` or `segmented` field, or a remote lookup result
-/// (`models.md` §2.1, `routes.md` §3.3).
+/// (`contract/models.md` §2.1, `contract/routes.md` §3.3).
 public struct ActionOption: Sendable, Hashable, ModelEncodable {
     /// What is submitted.
     public var value: String

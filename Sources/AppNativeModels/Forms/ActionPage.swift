@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One page of a multi-page form: at least one field (`models.md` §2.1).
+/// One page of a multi-page form: at least one field (`contract/models.md` §2.1).
 public struct ActionPage: Sendable, Hashable, ModelEncodable {
     public var title: String?
     public var text: String?

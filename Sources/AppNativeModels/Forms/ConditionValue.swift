@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
 /// What a `visibleIf` compares against: a string, number or bool, or a list of those
-/// (`models.md` §2.1).
+/// (`contract/models.md` §2.1).
 public enum ConditionValue: Sendable, Hashable, ModelEncodable {
     case string(String)
     case number(JSONNumber)

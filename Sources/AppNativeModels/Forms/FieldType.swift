@@ -1,4 +1,4 @@
-/// The input control of an ``ActionField`` (`models.md` §2.2).
+/// The input control of an ``ActionField`` (`contract/models.md` §2.2).
 ///
 /// Older apps render types they do not know as `text`; this library still refuses values the
 /// contract does not list, so a typo fails where it is written.

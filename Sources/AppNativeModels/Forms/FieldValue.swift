@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A field's prefill (`models.md` §2.2 `value`): a string (also dates `YYYY-MM-DD`, times
+/// A field's prefill (`contract/models.md` §2.2 `value`): a string (also dates `YYYY-MM-DD`, times
 /// `HH:mm`, datetimes `YYYY-MM-DDTHH:mm`), a number, a bool, a list of strings (multiselect) or a
 /// list of row objects (repeat).
 public enum FieldValue: Sendable, Hashable, ModelEncodable {

@@ -1,6 +1,6 @@
 internal import AppNativeJSON
 
-/// The form-wide rules shared by widget action forms and native forms (`models.md` §2.1, §3.1):
+/// The form-wide rules shared by widget action forms and native forms (`contract/models.md` §2.1, §3.1):
 /// single page or pages, unique ids, `visibleIf` naming another field of the form.
 enum FormRules {
     /// Checks `fields`/`pages` of the object `reader` reads; both already decoded (`nil` when

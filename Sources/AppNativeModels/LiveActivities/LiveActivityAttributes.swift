@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// The `attributes` of a push-to-start Live Activity (`models.md` §5).
+/// The `attributes` of a push-to-start Live Activity (`contract/models.md` §5).
 ///
 /// Keys end in capital `ID` (`webAppID`, `activityID`) because they are the app's Swift
 /// property names, unlike every other model.

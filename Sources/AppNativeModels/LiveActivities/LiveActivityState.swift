@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A Live Activity's `content-state` (`models.md` §5).
+/// A Live Activity's `content-state` (`contract/models.md` §5).
 public struct LiveActivityState: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// Non-empty.
     public var title: String

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One block of native content, discriminated by `type` (`models.md` §3.4).
+/// One block of native content, discriminated by `type` (`contract/models.md` §3.4).
 public indirect enum ContentBlock: Sendable, Hashable, ModelEncodable {
     case heading(HeadingBlock)
     case text(TextBlock)

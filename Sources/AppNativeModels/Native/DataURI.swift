@@ -1,6 +1,6 @@
 internal import AppNativeJSON
 
-/// Size of inline `data:` images as the contract measures it (`models.md` §3.4).
+/// Size of inline `data:` images as the contract measures it (`contract/models.md` §3.4).
 public enum DataURI: Sendable {
     /// The decoded size of a data URI: split at the first comma; when the header ends with
     /// `;base64` (any case) it is `floor(len(payload) · 3 / 4)` minus the trailing `=` count
@@ -47,7 +47,7 @@ extension Cursor {
         return uri
     }
 
-    /// A surface colour: exactly `#` and six hex digits (`Tint` in `models.md` §0).
+    /// A surface colour: exactly `#` and six hex digits (`Tint` in `contract/models.md` §0).
     func tint() -> String? {
         guard let tint = string() else { return nil }
         let bytes = Array(tint.utf8)

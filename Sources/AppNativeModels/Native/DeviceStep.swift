@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `device` step: a native action with its payload (`models.md` §3.3).
+/// A `device` step: a native action with its payload (`contract/models.md` §3.3).
 public struct DeviceStep: Sendable, Hashable, ModelEncodable {
     /// The device actions the app knows.
     public enum Action: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
 /// A button of native content: footer action, `buttons` block item or list-row action
-/// (`models.md` §3.3).
+/// (`contract/models.md` §3.3).
 public struct NativeAction: Sendable, Hashable, ModelEncodable {
     public var id: String
     public var label: String
@@ -48,7 +48,7 @@ public struct NativeAction: Sendable, Hashable, ModelEncodable {
         return writer.value
     }
 
-    /// How many surfaces this action chains at most (`models.md` §3.2): `showForm` counts 1,
+    /// How many surfaces this action chains at most (`contract/models.md` §3.2): `showForm` counts 1,
     /// `showContent` 1 plus that content's own depth.
     var chainDepth: Int {
         (then ?? []).reduce(0) { deepest, step in

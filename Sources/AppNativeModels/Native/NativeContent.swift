@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A read-only native screen the page opens with `showContent` (`models.md` §3.2).
+/// A read-only native screen the page opens with `showContent` (`contract/models.md` §3.2).
 public struct NativeContent: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var common: SurfaceCommon
     public var subtitle: String?
@@ -34,7 +34,7 @@ public struct NativeContent: Sendable, Hashable, ModelDecodable, ModelEncodable 
         return writer.value
     }
 
-    /// Chained surfaces after this one, at most (`models.md` §3.2).
+    /// Chained surfaces after this one, at most (`contract/models.md` §3.2).
     var chainDepth: Int {
         ((actions ?? []) + blocks.flatMap(\.chainingActions)).reduce(0) { Swift.max($0, $1.chainDepth) }
     }

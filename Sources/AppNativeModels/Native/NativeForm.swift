@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A native form the page opens with `showForm` (`models.md` §3.1).
+/// A native form the page opens with `showForm` (`contract/models.md` §3.1).
 public struct NativeForm: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var common: SurfaceCommon
     public var text: String?

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// The submit button of a native form (`models.md` §3.1).
+/// The submit button of a native form (`contract/models.md` §3.1).
 public struct NativeFormSubmit: Sendable, Hashable, ModelEncodable {
     /// Button weight.
     public enum Style: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
 /// One step an action runs after it is tapped: an object with exactly one key
-/// (`models.md` §3.3).
+/// (`contract/models.md` §3.3).
 public indirect enum NativeStep: Sendable, Hashable, ModelEncodable {
     /// Open a path of the web app; non-empty.
     case openPath(String)

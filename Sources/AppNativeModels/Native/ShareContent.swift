@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// What a `share` step hands to the share sheet (`models.md` §3.3).
+/// What a `share` step hands to the share sheet (`contract/models.md` §3.3).
 public struct ShareContent: Sendable, Hashable, ModelEncodable {
     public var text: String?
     public var url: String?

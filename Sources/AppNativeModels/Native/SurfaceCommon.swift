@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// The keys every native surface shares (`models.md` §3).
+/// The keys every native surface shares (`contract/models.md` §3).
 public struct SurfaceCommon: Sendable, Hashable {
     /// Non-empty when present; the app generates one otherwise. Echoed as `form_id`.
     public var id: String?

@@ -1,6 +1,6 @@
 internal import AppNativeJSON
 
-/// The whole-surface measurements behind the `MAX_*` limits of `models.md` §3.
+/// The whole-surface measurements behind the `MAX_*` limits of `contract/models.md` §3.
 enum SurfaceMeasure {
     /// Blocks (nested included), fields in `fields` blocks, and decoded inline image bytes,
     /// counted on the raw JSON so the limits are reported even when some block is also invalid.

@@ -1,4 +1,4 @@
-/// How tall a native surface opens (`models.md` §3); the app defaults forms to `large` and
+/// How tall a native surface opens (`contract/models.md` §3); the app defaults forms to `large` and
 /// content to `medium`.
 public enum SurfaceSize: String, Sendable, Hashable, CaseIterable, WireEnum {
     case full, large, medium, fit

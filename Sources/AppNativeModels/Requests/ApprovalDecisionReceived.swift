@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/approval-decisions` (`routes.md` §2.6): the user approved or rejected an approval.
+/// `POST {p}/approval-decisions` (`contract/routes.md` §2.6): the user approved or rejected an approval.
 public struct ApprovalDecisionReceived: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// The decision; any other value is 422.
     public enum Decision: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/devices` (`routes.md` §2.1): the app registering a device and its push token.
+/// `POST {p}/devices` (`contract/routes.md` §2.1): the app registering a device and its push token.
 ///
 /// `pushToken`, `platform` and `userEmail` are tri-state (``Reported``) because push
 /// registration and sign-in arrive independently and a `null` means "clear it".
@@ -15,7 +15,7 @@ public struct DeviceRegistration: Sendable, Hashable, ModelDecodable, ModelEncod
     /// APNs device token (hex).
     public var pushToken: Reported<String>
     public var platform: Reported<Platform>
-    /// Unverified client hint; never identity (`routes.md` §4).
+    /// Unverified client hint; never identity (`contract/routes.md` §4).
     public var userEmail: Reported<String>
 
     /// A registration; members default to "not reported".

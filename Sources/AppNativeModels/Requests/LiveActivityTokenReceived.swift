@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/live-activities` (`routes.md` §2.7): a Live Activity token or end event (answered 204).
+/// `POST {p}/live-activities` (`contract/routes.md` §2.7): a Live Activity token or end event (answered 204).
 ///
 /// No cross-field rule: an `ended` event without `activity_id` is accepted, as the contract says.
 public struct LiveActivityTokenReceived: Sendable, Hashable, ModelDecodable, ModelEncodable {

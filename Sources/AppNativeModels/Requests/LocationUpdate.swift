@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/locations` (`routes.md` §2.2): one location fix from a device.
+/// `POST {p}/locations` (`contract/routes.md` §2.2): one location fix from a device.
 public struct LocationUpdate: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var deviceID: String
     /// Unverified client hint.

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/notification-actions` (`routes.md` §2.3): a tapped notification button.
+/// `POST {p}/notification-actions` (`contract/routes.md` §2.3): a tapped notification button.
 public struct NotificationActionReceived: Sendable, Hashable, ModelDecodable, ModelEncodable {
     public var deviceID: String
     /// The tapped button's `id`; `"acknowledge"` for the critical-alert button.

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/widget-actions` (`routes.md` §2.4): a widget button tap with its form values.
+/// `POST {p}/widget-actions` (`contract/routes.md` §2.4): a widget button tap with its form values.
 public struct WidgetActionReceived: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// Where the tap happened. Only the Home Screen is named; any other string is refused
     /// (the contract's documented trap: a future value would be rejected too).

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/widget-options` (`routes.md` §2.5, `models.md` §6): options for a `search` field or
+/// `POST {p}/widget-options` (`contract/routes.md` §2.5, `contract/models.md` §6): options for a `search` field or
 /// a `remote` select, asked for by a widget form or a native form.
 public struct WidgetOptionsRequest: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// Which form asks: exactly one of `widget_id` / `form_id` is non-null on the wire.

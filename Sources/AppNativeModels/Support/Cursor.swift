@@ -31,7 +31,7 @@ struct Cursor {
         return nil
     }
 
-    /// A number, kept as written. Numeric strings are refused (`routes.md` §0 says not to rely
+    /// A number, kept as written. Numeric strings are refused (`contract/routes.md` §0 says not to rely
     /// on pydantic's lax reading).
     func number() -> JSONNumber? {
         if case .number(let number) = value, number.double != nil { return number }

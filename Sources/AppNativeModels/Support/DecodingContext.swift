@@ -8,7 +8,7 @@ final class DecodingContext {
     /// Nesting of native surfaces being decoded; rules that only apply to native forms and
     /// content (options limits, `select` needs options) look at it.
     var surfaceDepth = 0
-    /// Block nesting inside the current surface: top level = 1 (`models.md` §3.4).
+    /// Block nesting inside the current surface: top level = 1 (`contract/models.md` §3.4).
     var blockDepth = 0
 
     var issueCount: Int { issues.count }

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Turns raw request bytes into a validated model, with the 413/422 split of `routes.md`.
+/// Turns raw request bytes into a validated model, with the 413/422 split of `contract/routes.md`.
 public struct ModelDecoder: Sendable {
     /// The default cap for JSON request bodies: the largest native definition
     /// (`MAX_SURFACE_DEFINITION_BYTES`, 256 KiB) plus room for its envelope.

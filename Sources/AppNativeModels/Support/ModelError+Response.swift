@@ -1,7 +1,7 @@
 public import AppNativeJSON
 
 extension ModelError {
-    /// The error response body of `routes.md` §0.
+    /// The error response body of `contract/routes.md` §0.
     ///
     /// `.invalid` gives FastAPI's 422 shape `{"detail":[{"type","loc","msg","input"}, …]}` with
     /// every `loc` starting at `root`; `.bodyTooLarge` gives `{"detail":"Request body too large"}`;

@@ -1,8 +1,8 @@
 internal import AppNativeJSON
 
-/// A request body or model definition that does not satisfy `contract/models.md` / `routes.md`.
+/// A request body or model definition that does not satisfy `contract/models.md` / `contract/routes.md`.
 ///
-/// One error carries every problem found in one pass (STYLE.md §4), so a client fixes its body
+/// One error carries every problem found in one pass (docs/style.md §4), so a client fixes its body
 /// in one round trip. Equality compares `code` only, so tests match codes; tests that care about
 /// a rule look at ``issues``.
 public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -24,12 +24,12 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The body is longer than the route's byte cap: answered 413 before any parsing.
         public static let bodyTooLarge = Code(.bodyTooLarge)
 
-        /// A document upload's `context` part is not a JSON object (`routes.md` §2.8 step 3):
+        /// A document upload's `context` part is not a JSON object (`contract/routes.md` §2.8 step 3):
         /// 422 with the contract's fixed string `detail`.
         public static let contextNotObject = Code(.contextNotObject)
 
         /// Native form file references that are unknown, expired or another user's
-        /// (`routes.md` §5): 422 listing them in ``ModelError/unknownReferences``.
+        /// (`contract/routes.md` §5): 422 listing them in ``ModelError/unknownReferences``.
         public static let unknownUploadReference = Code(.unknownUploadReference)
 
         /// The code as logged (`invalid`, `body_too_large`).
@@ -83,7 +83,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         code == .bodyTooLarge || issues.contains { $0.kind == .tooLarge }
     }
 
-    /// The HTTP status of `routes.md` §0/§2.8: 413 for an over-long body, 422 otherwise.
+    /// The HTTP status of `contract/routes.md` §0/§2.8: 413 for an over-long body, 422 otherwise.
     public var httpStatus: Int {
         code == .bodyTooLarge ? 413 : 422
     }

@@ -2,8 +2,8 @@ internal import AppNativeJSON
 
 /// Reads the members of one JSON object for a model, reporting missing and ill-typed members.
 ///
-/// Unknown members are ignored (`routes.md` §0). For camelCase models a member is looked up
-/// under its camelCase name first, then under its snake_case spelling (`models.md` §0).
+/// Unknown members are ignored (`contract/routes.md` §0). For camelCase models a member is looked up
+/// under its camelCase name first, then under its snake_case spelling (`contract/models.md` §0).
 struct ObjectReader {
     let object: JSONObject
     let path: [PathComponent]

@@ -1,4 +1,4 @@
-/// A request member whose absence and explicit `null` mean different things (`routes.md` §2.1).
+/// A request member whose absence and explicit `null` mean different things (`contract/routes.md` §2.1).
 ///
 /// Device registration keeps the three states apart so the host can tell "not reported in this
 /// call, keep what you stored" from "deliberately cleared" (for example `user_email: null` on

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// The contract's "Value": a string or a number, shown as given (`models.md` §0).
+/// The contract's "Value": a string or a number, shown as given (`contract/models.md` §0).
 ///
 /// Numbers keep their literal so `12` stays `12` and `10.5` stays `10.5` through a round trip.
 public enum ScalarValue: Sendable, Hashable, ModelEncodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {

@@ -1,6 +1,6 @@
 internal import AppNativeJSON
 
-/// A contract datetime (`models.md` §0): ISO 8601 in, ISO 8601 out with the offset kept.
+/// A contract datetime (`contract/models.md` §0): ISO 8601 in, ISO 8601 out with the offset kept.
 ///
 /// Kept as calendar fields plus the offset as given, not as an instant, so `+02:00` and an
 /// offset-less time survive a round trip the way the Python reference writes them.

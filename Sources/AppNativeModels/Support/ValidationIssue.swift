@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One broken rule, shaped like one element of FastAPI's 422 `detail` array (`routes.md` §0).
+/// One broken rule, shaped like one element of FastAPI's 422 `detail` array (`contract/routes.md` §0).
 public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
     /// Whether a rule is a size limit or a shape rule (`contract/models.md` §3 "L" vs "I").
     public enum Kind: Sendable, Hashable {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A button on a widget, a list row or an action form (`models.md` §1.2).
+/// A button on a widget, a list row or an action form (`contract/models.md` §1.2).
 public struct ActionButton: Sendable, Hashable, ModelEncodable {
     /// Visual weight.
     public enum Style: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of a `chart` widget: at least one series (`models.md` §1.2).
+/// Data of a `chart` widget: at least one series (`contract/models.md` §1.2).
 public struct ChartData: Sendable, Hashable, ModelEncodable {
     /// Chart style.
     public enum ChartType: String, Sendable, Hashable, CaseIterable, WireEnum {

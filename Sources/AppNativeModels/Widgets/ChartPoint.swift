@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One point of a chart series: a category or number on x, a number on y (`models.md` §1.2).
+/// One point of a chart series: a category or number on x, a number on y (`contract/models.md` §1.2).
 public struct ChartPoint: Sendable, Hashable, ModelEncodable {
     public var x: ScalarValue
     public var y: JSONNumber

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One series of a `chart` widget; `points` is required but may be empty (`models.md` §1.2).
+/// One series of a `chart` widget; `points` is required but may be empty (`contract/models.md` §1.2).
 public struct ChartSeries: Sendable, Hashable, ModelEncodable {
     public var name: String?
     /// Free string, not validated (`Hex` in the contract).

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of a `kpi` widget: one headline value (`models.md` §1.2).
+/// Data of a `kpi` widget: one headline value (`contract/models.md` §1.2).
 public struct KPIData: Sendable, Hashable, ModelEncodable {
     public var value: ScalarValue
     public var unit: String?

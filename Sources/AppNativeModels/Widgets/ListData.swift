@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of a `list` widget (`models.md` §1.2).
+/// Data of a `list` widget (`contract/models.md` §1.2).
 public struct ListData: Sendable, Hashable, ModelEncodable {
     /// `nil` = unset, written as `[]` in response encoding.
     public var items: [ListItem]?

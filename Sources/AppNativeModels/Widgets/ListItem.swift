@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A row of a `list` widget (`models.md` §1.2). The app shows at most two `actions`; the row
+/// A row of a `list` widget (`contract/models.md` §1.2). The app shows at most two `actions`; the row
 /// `id` comes back as `item_id`.
 public struct ListItem: Sendable, Hashable, ModelEncodable {
     public var id: String

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of a `news` widget (`models.md` §1.2).
+/// Data of a `news` widget (`contract/models.md` §1.2).
 public struct NewsData: Sendable, Hashable, ModelEncodable {
     /// `nil` = unset, written as `[]` in response encoding.
     public var items: [NewsItem]?

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One entry of a `news` widget (`models.md` §1.2).
+/// One entry of a `news` widget (`contract/models.md` §1.2).
 public struct NewsItem: Sendable, Hashable, ModelEncodable {
     public var id: String
     public var title: String

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of a `progress` widget (`models.md` §1.2).
+/// Data of a `progress` widget (`contract/models.md` §1.2).
 public struct ProgressData: Sendable, Hashable, ModelEncodable {
     /// Bar or ring.
     public enum Style: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One entry of a site's widget manifest `[0.6]` (`models.md` §1.3): a host-side convention for
+/// One entry of a site's widget manifest `[0.6]` (`contract/models.md` §1.3): a host-side convention for
 /// `web` widgets, not part of the app contract.
 public struct SiteWidgetManifestEntry: Sendable, Hashable, ModelEncodable {
     /// 1…99.

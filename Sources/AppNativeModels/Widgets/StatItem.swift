@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One labelled value of a `stats` widget (`models.md` §1.2).
+/// One labelled value of a `stats` widget (`contract/models.md` §1.2).
 public struct StatItem: Sendable, Hashable, ModelEncodable {
     public var label: String
     public var value: ScalarValue

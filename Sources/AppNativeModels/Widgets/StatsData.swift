@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of a `stats` widget: 1…4 items (`models.md` §1.2); 0 or 5 items is invalid.
+/// Data of a `stats` widget: 1…4 items (`contract/models.md` §1.2); 0 or 5 items is invalid.
 public struct StatsData: Sendable, Hashable, ModelEncodable {
     public var items: [StatItem]
 

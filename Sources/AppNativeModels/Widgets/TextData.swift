@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of a `text` widget: inline markdown only (`models.md` §1.2).
+/// Data of a `text` widget: inline markdown only (`contract/models.md` §1.2).
 public struct TextData: Sendable, Hashable, ModelEncodable {
     public var markdown: String
     public var linkLabel: String?

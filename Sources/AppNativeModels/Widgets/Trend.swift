@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A KPI or stat trend arrow (`models.md` §1.2).
+/// A KPI or stat trend arrow (`contract/models.md` §1.2).
 public struct Trend: Sendable, Hashable, ModelEncodable {
     /// Arrow direction.
     public enum Direction: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// Data of a `web` widget `[0.6]`: an embedded https page (`models.md` §1.2).
+/// Data of a `web` widget `[0.6]`: an embedded https page (`contract/models.md` §1.2).
 ///
 /// The app accepts this kind only from one privileged feed; ``WidgetFeedDecoding`` drops it
 /// unless told the feed is that one.

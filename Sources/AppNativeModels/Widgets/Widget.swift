@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One widget of a feed (schema v1, `models.md` §1.1).
+/// One widget of a feed (schema v1, `contract/models.md` §1.1).
 public struct Widget: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// Non-empty, without `/` (the app namespaces ids as `<webappId>/<id>`).
     public var id: String

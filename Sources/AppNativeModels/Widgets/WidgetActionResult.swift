@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/widget-actions` response (`routes.md` §3.2). Widgets inside are written with
+/// `POST {p}/widget-actions` response (`contract/routes.md` §3.2). Widgets inside are written with
 /// their defaults in response encoding.
 public struct WidgetActionResult: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// `nil` = unset, written as `true`.

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A widget's `data`, one case per `kind` (`models.md` §1.2); the case is the discriminator.
+/// A widget's `data`, one case per `kind` (`contract/models.md` §1.2); the case is the discriminator.
 public enum WidgetData: Sendable, Hashable, ModelEncodable {
     case kpi(KPIData)
     case stats(StatsData)

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// `POST {p}/widget-options` response: `options` always written (`routes.md` §3.3). The app
+/// `POST {p}/widget-options` response: `options` always written (`contract/routes.md` §3.3). The app
 /// shows at most 50.
 public struct WidgetOptionsResult: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// `nil` = unset, written as `[]`.
@@ -13,7 +13,7 @@ public struct WidgetOptionsResult: Sendable, Hashable, ModelDecodable, ModelEnco
         self.emptyText = emptyText
     }
 
-    /// Decodes a result a backend returned; a bare list of options is wrapped, as `routes.md` §3.3 allows.
+    /// Decodes a result a backend returned; a bare list of options is wrapped, as `contract/routes.md` §3.3 allows.
     ///
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) {

@@ -1,5 +1,5 @@
 import AppNativeTesting
-/// The ways a test feeds one input to a parser (STYLE.md §6): whole, byte by byte, split in two
+/// The ways a test feeds one input to a parser (docs/style.md §6): whole, byte by byte, split in two
 /// at every boundary, and random chunk sizes from a fixed seed.
 struct Split: Sendable, CustomStringConvertible {
     let name: String

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One badge of a `badges` block (`models.md` §3.4).
+/// One badge of a `badges` block (`contract/models.md` §3.4).
 public struct BadgeItem: Sendable, Hashable, ModelEncodable {
     public var text: String
     /// `#rrggbb`.

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `callout` content block (`models.md` §3.4).
+/// A `callout` content block (`contract/models.md` §3.4).
 public struct CalloutBlock: Sendable, Hashable, ModelEncodable {
     public var style: ResultStyle
     public var title: String?

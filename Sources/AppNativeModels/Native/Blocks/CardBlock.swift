@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `card` content block: a titled group of at least one block (`models.md` §3.4).
+/// A `card` content block: a titled group of at least one block (`contract/models.md` §3.4).
 public struct CardBlock: Sendable, Hashable, ModelEncodable {
     public var title: String?
     public var blocks: [ContentBlock]

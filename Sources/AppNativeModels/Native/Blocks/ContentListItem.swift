@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A row of a content `list` block (`models.md` §3.4).
+/// A row of a content `list` block (`contract/models.md` §3.4).
 public struct ContentListItem: Sendable, Hashable, ModelEncodable {
     public var title: String
     public var subtitle: String?

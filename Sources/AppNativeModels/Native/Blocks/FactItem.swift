@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// One label/value line of a `facts` block (`models.md` §3.4).
+/// One label/value line of a `facts` block (`contract/models.md` §3.4).
 public struct FactItem: Sendable, Hashable, ModelEncodable {
     /// What the value is, so the app can call, mail or map it.
     public enum Kind: String, Sendable, Hashable, CaseIterable, WireEnum {

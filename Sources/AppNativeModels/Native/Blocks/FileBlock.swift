@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `file` content block: a download link (`models.md` §3.4).
+/// A `file` content block: a download link (`contract/models.md` §3.4).
 public struct FileBlock: Sendable, Hashable, ModelEncodable {
     /// Must start with `https://`.
     public var url: String

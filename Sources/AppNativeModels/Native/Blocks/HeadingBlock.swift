@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `heading` content block (`models.md` §3.4).
+/// A `heading` content block (`contract/models.md` §3.4).
 public struct HeadingBlock: Sendable, Hashable, ModelEncodable {
     public var text: String
     /// 1, 2 or 3.

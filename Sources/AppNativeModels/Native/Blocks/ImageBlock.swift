@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// An `image` content block: an https URL or an inline `data:image/` URI (`models.md` §3.4).
+/// An `image` content block: an https URL or an inline `data:image/` URI (`contract/models.md` §3.4).
 public struct ImageBlock: Sendable, Hashable, ModelEncodable {
     /// How the image fills its frame.
     public enum Fit: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `map` content block (`models.md` §3.4).
+/// A `map` content block (`contract/models.md` §3.4).
 public struct MapBlock: Sendable, Hashable, ModelEncodable {
     /// −90…90.
     public var latitude: JSONNumber

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `table` content block (`models.md` §3.4): at most 20 columns and 200 rows.
+/// A `table` content block (`contract/models.md` §3.4): at most 20 columns and 200 rows.
 public struct TableBlock: Sendable, Hashable, ModelEncodable {
     public var columns: [TableColumn]
     /// Each row maps column keys to a string or number.

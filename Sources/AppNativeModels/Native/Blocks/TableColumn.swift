@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A column of a `table` block (`models.md` §3.4).
+/// A column of a `table` block (`contract/models.md` §3.4).
 public struct TableColumn: Sendable, Hashable, ModelEncodable {
     /// Row member shown in this column; unique in the table.
     public var key: String

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `text` content block (`models.md` §3.4).
+/// A `text` content block (`contract/models.md` §3.4).
 public struct TextBlock: Sendable, Hashable, ModelEncodable {
     /// Text size.
     public enum Style: String, Sendable, Hashable, CaseIterable, WireEnum {

@@ -1,6 +1,6 @@
 public import AppNativeJSON
 
-/// A `video` content block (`models.md` §3.4).
+/// A `video` content block (`contract/models.md` §3.4).
 public struct VideoBlock: Sendable, Hashable, ModelEncodable {
     /// Must start with `https://`.
     public var url: String

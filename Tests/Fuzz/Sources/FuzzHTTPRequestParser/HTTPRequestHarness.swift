@@ -1,6 +1,6 @@
 import AppNativeHTTP
 
-/// The request parser must reach the same verdict however the input is split (STYLE.md §6).
+/// The request parser must reach the same verdict however the input is split (docs/style.md §6).
 ///
 /// Input: the first byte chooses a split point in the rest (`rest.count * byte / 255`); the rest
 /// is fed once whole and once as two chunks, each chunk in its own buffer, calling `parse` until

@@ -1,7 +1,7 @@
 import AppNativeHTTP
 
 /// The multipart parser must reach the same events and verdict however the body is split
-/// (STYLE.md §6), and never crash.
+/// (docs/style.md §6), and never crash.
 ///
 /// Input: one byte choosing the splits, then the request Content-Type up to the first LF, then
 /// the body. The body is fed whole, as two chunks split at `body.count * byte / 255`, and in
