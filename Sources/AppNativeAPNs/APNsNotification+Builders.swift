@@ -222,7 +222,7 @@ extension APNsNotification {
         do {
             _ = try Model(json: model.jsonValue(.presentKeysOnly))
         } catch {
-            throw APNsError(.invalidPayload, reason: "\(field) breaks models.md §5: \(error.reason)")
+            throw APNsError(.invalidPayload, reason: "\(field) breaks the payload limits of contract/models.md §5: \(error.reason)")
         }
         return model.jsonValue(.response)
     }

@@ -2,14 +2,14 @@
 /// `CLOCK_SKEW_LEEWAY`, for bearer tokens and session cookies alike, because both answer the
 /// same question (how far our clock may disagree with the one that stamped the credential).
 ///
-/// The default is the session cookie's fixed 30 s of the reference (auth.md §8.4). A credential
+/// The default is the session cookie's fixed 30 s of the reference (contract/auth.md §8.4). A credential
 /// is accepted until `exp + leeway`, so a long-lived connection closed at expiry has to wait at
 /// least this long (`CREDENTIAL_EXPIRY_GRACE`) or the same credential could reopen it.
 public enum ClockSkewLeeway: Sendable {
     /// The environment variable.
     public static let variable = "CLOCK_SKEW_LEEWAY"
     public static let defaultValue: Duration = .seconds(30)
-    /// A bound on the setting (STYLE.md §4: expiry with bounded leeway).
+    /// A bound on the setting (docs/style.md §4: expiry with bounded leeway).
     public static let maximum: Duration = .seconds(300)
 
     /// Reads `CLOCK_SKEW_LEEWAY`: whole seconds from 0 to 300; unset or blank gives the default.

@@ -14,7 +14,7 @@ public struct SessionCookieSettings: Sendable {
     public let maxAge: Duration
     public let isSecure: Bool
     public let sameSite: SameSite
-    /// Clock skew tolerated on `exp`, `nbf`, `iat` (auth.md §8.4: 30 s); `fromEnvironment` sets it
+    /// Clock skew tolerated on `exp`, `nbf`, `iat` (contract/auth.md §8.4: 30 s); `fromEnvironment` sets it
     /// from `CLOCK_SKEW_LEEWAY`.
     public var leeway: Duration = ClockSkewLeeway.defaultValue
 
