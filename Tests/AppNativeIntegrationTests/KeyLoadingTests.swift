@@ -32,9 +32,9 @@ struct KeyLoadingTests {
         let notReady = try await blocking { try RawHTTPClient.get(port: adminPort, "/readyz") }
         #expect(notReady.status == 503)
         let token = try provider.token(issuedAt: Date().timeIntervalSince1970)
-        let sent = ContinuousClock.now
-        let refused = try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: ["Authorization": "Bearer \(token)"]) }
-        let waited = ContinuousClock.now - sent
+        let (refused, waited) = try await timedBlocking {
+            try RawHTTPClient.get(port: port, "/echo", headers: ["Authorization": "Bearer \(token)"])
+        }
         #expect(refused.status == 503)
         #expect(refused.head.headers.first("Retry-After") == "30")
         #expect(refused.bodyText == #"{"detail":"Sign-in is temporarily unavailable"}"#)

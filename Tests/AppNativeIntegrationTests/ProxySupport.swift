@@ -9,6 +9,16 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
     }
 }
 
+/// `blocking`, also telling how long `body` itself ran: the time a loaded machine's dispatch queue
+/// held the work before it started is not the gateway's, and must not count against it.
+func timedBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> (T, Duration) {
+    try await blocking {
+        let started = ContinuousClock.now
+        let value = try body()
+        return (value, ContinuousClock.now - started)
+    }
+}
+
 /// An upstream peer and a gateway in front of it.
 struct ProxyFixture {
     let upstream: LoopbackPeer

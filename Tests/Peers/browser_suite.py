@@ -212,7 +212,7 @@ class Suite:
             })
             if name == "tls":
                 env.update(TLS_CERT_FILE=cert, TLS_KEY_FILE=key)
-            expiry_env = dict(env, SESSION_MAX_AGE=str(EXPIRY_MAX_AGE), CREDENTIAL_EXPIRY_GRACE="0")
+            expiry_env = dict(env, SESSION_MAX_AGE=str(EXPIRY_MAX_AGE), CREDENTIAL_EXPIRY_GRACE="0", CLOCK_SKEW_LEEWAY="0")
             origin_scheme = "https" if name == "tls" else "http"
             gateways = []
             for label, gateway_env in (("gateway", env), ("expiry gateway", expiry_env)):
