@@ -90,7 +90,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
         case .insecure:
             authenticated(route, exchange, user: nil)
         case .hook(let authenticate):
-            let bound = LoopBound((self, exchange))
+            let bound = LoopBound((self, exchange), on: exchange.loop)
             let head = exchange.request
             let loop = exchange.loop
             Task {
@@ -285,7 +285,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
 
     /// Runs `work` (the callback and the shaping of its value) off the loop and answers on it.
     private func call(_ route: NativeRoute, _ exchange: HTTPExchange, _ work: @escaping @Sendable () async throws -> NativeAnswer) {
-        let bound = LoopBound((self, exchange))
+        let bound = LoopBound((self, exchange), on: exchange.loop)
         let loop = exchange.loop
         let logger = logger
         let method = exchange.request.method

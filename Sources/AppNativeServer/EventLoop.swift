@@ -1,6 +1,7 @@
 import AppNativeCore
 internal import CAppNativeLinux
 import Foundation
+import Synchronization
 
 /// Something that owns a file descriptor registered with an event loop.
 /// Loop-owned: `handle(events:)` runs on the loop's thread only.
@@ -24,8 +25,9 @@ public struct IOEvents: OptionSet, Sendable {
 /// (docs/style.md §5). Connection state registered here is touched only on this thread, so the hot
 /// path takes no locks; other threads hand work over with `execute(_:)`.
 public final class EventLoop: @unchecked Sendable {
-    // Invariant making @unchecked Sendable true: everything but `pending`, `isStopping` and the
-    // immutable fds is touched only on the loop's own thread (asserted in debug builds).
+    // Invariant making @unchecked Sendable true: everything but `pending`, `stopRequested`,
+    // `threadID` and the immutable fds is touched only on the loop's own thread, or before the
+    // loop runs by the thread setting it up (`assertOwned`, checked in debug builds).
     public let index: Int
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -34,7 +36,9 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerHeap()
     private let pending = Locked<[@Sendable () -> Void]>([])
     private let stopRequested = Locked(false)
-    private var thread: pthread_t?
+    /// The thread running the loop (`pthread_self`), 0 until `run()` starts; atomic because
+    /// `isCurrent` reads it from any thread.
+    private let threadID = Atomic<UInt>(0)
     private var endOfIteration: [DeferredWork] = []
     // Spare storage for the two queues drained every iteration (loop thread only): a drained
     // batch's array is emptied in place and swapped back in, so draining allocates nothing.
@@ -70,6 +74,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Registers `fd` for `events` (edge-triggered). Returns the registration's generation.
     @discardableResult
     public func register(_ fd: Int32, events: IOEvents, handler: any EventHandler) throws(SystemCallError) -> UInt32 {
+        assertOwned()
         let generation = nextGeneration
         nextGeneration = nextGeneration == UInt32.max ? 1 : nextGeneration + 1
         handlers[fd] = (generation, handler)
@@ -82,6 +87,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Changes the events of a registered fd.
     public func modify(_ fd: Int32, events: IOEvents) throws(SystemCallError) {
+        assertOwned()
         guard let entry = handlers[fd] else { return }
         try SystemCallError.check(
             appnative_epoll_modify(epollFD, fd, events.rawValue | appnative_epollet, Self.data(fd, entry.generation)),
@@ -91,6 +97,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Removes `fd`; events already queued for it are ignored by their generation.
     public func deregister(_ fd: Int32) {
+        assertOwned()
         guard handlers.removeValue(forKey: fd) != nil else { return }
         _ = appnative_epoll_remove(epollFD, fd)
     }
@@ -104,16 +111,19 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `callback` on this loop after `delay`. Returns an id for `cancelTimer`.
     @discardableResult
     public func schedule(after delay: Duration, _ callback: @escaping () -> Void) -> UInt64 {
-        timers.schedule(at: nowNanoseconds + delay.wholeNanoseconds, callback)
+        assertOwned()
+        return timers.schedule(at: nowNanoseconds + delay.wholeNanoseconds, callback)
     }
 
     public func cancelTimer(_ id: UInt64) {
+        assertOwned()
         timers.cancel(id)
     }
 
     /// Runs `body` once the events of the current iteration are handled (loop thread only).
     /// Writers use it to coalesce everything queued in one iteration into one `send`.
     public func runAtEndOfIteration(_ body: @escaping () -> Void) {
+        assertOwned()
         endOfIteration.append(.closure(body))
     }
 
@@ -160,7 +170,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs the loop on the calling thread until `stop()`.
     public func run() {
-        thread = pthread_self()
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
         var events = [UInt32](repeating: 0, count: 256)
         var data = [UInt64](repeating: 0, count: 256)
         while !stopRequested.withLock({ $0 }) {
@@ -213,8 +223,15 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Whether the caller runs on this loop's thread.
     public var isCurrent: Bool {
-        guard let thread else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+        let running = threadID.load(ordering: .acquiring)
+        return running != 0 && pthread_equal(pthread_t(running), pthread_self()) != 0
+    }
+
+    /// Traps in debug builds when loop-owned state is touched from another thread than the
+    /// loop's (before `run()`, the thread setting the loop up owns it).
+    @inline(__always)
+    public func assertOwned(file: StaticString = #fileID, line: UInt = #line) {
+        assert(threadID.load(ordering: .acquiring) == 0 || isCurrent, "loop-owned state touched off its loop", file: file, line: line)
     }
 }
 

@@ -48,7 +48,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Starts one thread per loop. Returns at once.
     public func start() {
         for (index, loop) in loops.enumerated() {
-            let bound = LoopBound((contexts[index], acceptors[index]))
+            let bound = LoopBound((contexts[index], acceptors[index]), on: loop)
             let thread = Thread { [self] in
                 let (context, acceptor) = bound.value
                 do {
@@ -79,7 +79,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// connections, and force-close whatever remains at `deadline`. Blocks until the loops stopped.
     public func shutdown(gracePeriod: Duration) {
         for (index, loop) in loops.enumerated() {
-            let bound = LoopBound((contexts[index], acceptors[index]))
+            let bound = LoopBound((contexts[index], acceptors[index]), on: loop)
             loop.execute {
                 let (context, acceptor) = bound.value
                 context.isDraining = true

@@ -66,8 +66,8 @@ final class AdminHandler: HTTPExchangeHandler {
         let authorization = exchange.request.headers.first("Authorization")
         var body: [UInt8] = []
         var isOverLimit = false
-        let handler = LoopBound(self)
         let loop = exchange.loop
+        let handler = LoopBound(self, on: loop)
         nextTicket += 1
         let ticket = nextTicket
         waiting[ticket] = exchange

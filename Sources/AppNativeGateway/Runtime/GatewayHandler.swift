@@ -176,7 +176,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         nextTicket += 1
         let ticket = nextTicket
         waitingForHook[ticket] = (exchange, admitted)
-        let handler = LoopBound(self)
+        let handler = LoopBound(self, on: exchange.loop)
         let loop = exchange.loop
         let fields = identityHeaders(identity).map { HTTPHeaderField(name: $0.name, value: $0.value) }
         let objectID = identity.user.objectID
@@ -259,7 +259,7 @@ final class GatewayHandler: HTTPExchangeHandler {
             nextTicket += 1
             let ticket = nextTicket
             waiting[ticket] = (exchange, admission)
-            let handler = LoopBound(self)
+            let handler = LoopBound(self, on: exchange.loop)
             let loop = exchange.loop
             let authenticator = settings.authenticator
             Task {
