@@ -21,7 +21,6 @@ public final class CurlHTTPClient: HTTPFetching, Sendable {
     /// The `User-Agent` sent when a request does not set its own.
     public let userAgent: String
     private let engine: CurlEngine
-    private let origins = OriginMemo()
 
     /// Creates a client and starts its worker thread.
     ///
@@ -63,7 +62,7 @@ public final class CurlHTTPClient: HTTPFetching, Sendable {
     ///   `.transport` from the exchange; `.cancelled` when the calling task is cancelled;
     ///   `.shutDown` after `shutdown()`. Any HTTP status is a response.
     public func send(_ request: HTTPRequest) async throws(ClientError) -> HTTPResponse {
-        let prepared = try PreparedRequest(request, userAgent: userAgent, origins: origins)
+        let prepared = try PreparedRequest(request, userAgent: userAgent)
         let engine = engine
         let id = engine.register()
         defer { engine.forget(id) }

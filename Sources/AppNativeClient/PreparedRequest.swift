@@ -39,16 +39,12 @@ struct PreparedRequest: Sendable {
     /// Methods that carry content; sent with an empty body when none is given.
     static let methodsWithContent: Set<String> = ["POST", "PUT", "PATCH"]
 
-    /// - Parameter origins: the client's memo of the last checked origin; `nil` checks the URL in full.
-    init(_ request: HTTPRequest, userAgent: String, origins: OriginMemo? = nil) throws(ClientError) {
+    /// Every URL is checked in full by `URLPolicy`: no decision is remembered across requests.
+    init(_ request: HTTPRequest, userAgent: String) throws(ClientError) {
         guard !request.url.utf8.contains(0) else {
             throw ClientError(.invalidURL, reason: "URL contains a NUL byte")
         }
-        if let origins {
-            target = try origins.target(for: request.url, allowsCleartextOnLoopback: request.allowsCleartextOnLoopback)
-        } else {
-            target = try URLPolicy.outboundTarget(url: request.url, allowsCleartextOnLoopback: request.allowsCleartextOnLoopback)
-        }
+        target = try URLPolicy.outboundTarget(url: request.url, allowsCleartextOnLoopback: request.allowsCleartextOnLoopback)
         url = request.url
         if let proxyURL = request.proxyURL {
             guard !proxyURL.utf8.contains(0) else {

@@ -20,9 +20,6 @@ struct CredentialKey: Hashable, Sendable {
     private enum Storage: Sendable {
         case exact(String)
         case digest(SHA256Digest)
-        /// Bytes owned by someone else, valid only inside `withBorrowed`: a lookup key that
-        /// builds no `String`. Never stored (a cache only inserts keys made by `init`).
-        case borrowed(address: UInt, count: Int)
     }
 
     private let storage: Storage
@@ -35,12 +32,10 @@ struct CredentialKey: Hashable, Sendable {
         self.storage = storage
     }
 
-    /// `body` with a key equal to `CredentialKey(String(decoding: bytes, as: UTF8.self))`, for
-    /// looking the credential up without building its string. The key must not outlive `body`.
-    static func withBorrowed<Result>(_ bytes: UnsafeRawBufferPointer, _ body: (CredentialKey) -> Result) -> Result {
-        guard bytes.count <= exactLimit else { return body(CredentialKey(storage: .digest(SHA256.digest(bytes)))) }
-        let address = UInt(bitPattern: bytes.baseAddress)
-        return body(CredentialKey(storage: .borrowed(address: address, count: bytes.count)))
+    /// The key of the credential in `bytes`, equal to `CredentialKey(String(decoding: bytes, as:
+    /// UTF8.self))`. It owns a copy of the bytes, so nothing about its lifetime needs care.
+    init(utf8 bytes: UnsafeRawBufferPointer) {
+        storage = bytes.count <= Self.exactLimit ? .exact(String(decoding: bytes, as: UTF8.self)) : .digest(SHA256.digest(bytes))
     }
 
     /// The credential's bytes when the key holds them (not for a digest key).
@@ -49,8 +44,6 @@ struct CredentialKey: Hashable, Sendable {
         case .exact(let credential):
             var credential = credential
             return credential.withUTF8 { body(UnsafeRawBufferPointer($0)) }
-        case .borrowed(let address, let count):
-            return body(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count))
         case .digest:
             return nil
         }

@@ -65,7 +65,7 @@ public final class EntraTokenVerifier: Sendable {
     /// place): a token already verified is answered without building its `String`, which the app's
     /// repeated token would otherwise cost on every request.
     public func verifyImmediately(tokenBytes: UnsafeRawBufferPointer) -> ImmediateVerification {
-        if let cached = CredentialKey.withBorrowed(tokenBytes, cachedVerdict) { return cached }
+        if let cached = cachedVerdict(for: CredentialKey(utf8: tokenBytes)) { return cached }
         let token = String(decoding: tokenBytes, as: UTF8.self)
         return verifyUncached(token, cacheKey: CredentialKey(token))
     }

@@ -109,7 +109,7 @@ public final class SessionCookieCodec: Sendable {
             let bytes = UnsafeRawBufferPointer(value)
             guard !bytes.isEmpty else { return true }
             let now = time.wallSeconds
-            let outcome = CredentialKey.withBorrowed(bytes) { key in cachedIdentity(for: key, now: now) }
+            let outcome = cachedIdentity(for: CredentialKey(utf8: bytes), now: now)
             switch outcome {
             case .some(.success(let identity)):
                 found = identity
