@@ -58,7 +58,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("SESSION_SECRET", section: "Session cookie", secret: true, "HMAC secret (≥ 32 bytes). Unset: no cookies (token-only)."),
         Setting("SESSION_SECRET_PREVIOUS", section: "Session cookie", secret: true, "Older secrets still accepted, comma-separated (rotation)."),
         Setting("SESSION_COOKIE_NAME", default: "bms_session", section: "Session cookie", "Cookie name; `__Host-…` requires SESSION_SECURE=true."),
-        Setting("SESSION_MAX_AGE", default: "28800", section: "Session cookie", "Cookie lifetime, seconds."),
+        Setting("SESSION_MAX_AGE", default: "28800", section: "Session cookie", "Cookie lifetime, seconds (at most 34560000, 400 days)."),
         Setting("SESSION_SECURE", default: "true", section: "Session cookie", "`Secure` attribute."),
         Setting("SESSION_SAME_SITE", default: "lax", section: "Session cookie", "`lax` or `strict`."),
         Setting("IDENTITY_HEADERS", default: "gateway", section: "Identity", "`gateway`, `easyauth` (App Service) or `oauth2-proxy` header profile."),
