@@ -28,7 +28,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("LISTEN", default: "0.0.0.0:8080", section: "Listeners", "Address of the gateway (`host:port`, `[v6]:port`)."),
         Setting("ADMIN_LISTEN", default: "127.0.0.1:9090", section: "Listeners", "Admin listener: `/healthz`, `/readyz`, `/metrics`. Keep it internal."),
         Setting("EVENT_LOOPS", default: "number of cores", section: "Listeners", "Event loops (threads), each with its own SO_REUSEPORT listener."),
-        Setting("UPSTREAM_URL", section: "Upstream", "Required. `http(s)://host[:port][/prefix]` of the backend; https is verified (TLS 1.2+)."),
+        Setting("UPSTREAM_URL", section: "Upstream", "Required. `http(s)://host[:port][/prefix]` of the backend (the prefix percent-encoded, no `?` or `#`); https is verified (TLS 1.2+)."),
         Setting("TLS_CERT_FILE", section: "Listeners", "PEM certificate chain: terminate TLS (1.2+) on LISTEN. Reloaded on SIGHUP."),
         Setting("TLS_KEY_FILE", section: "Listeners", "PEM private key matching TLS_CERT_FILE. Reloaded on SIGHUP."),
         Setting("UPSTREAM_CA_FILE", section: "Upstream", "PEM CA bundle to verify an https upstream (default: the system store)."),
