@@ -10,7 +10,8 @@ import AppNativeHTTP
 /// has switched protocols), then `finish()` as when the upstream closes. Both feedings must give
 /// the same messages, the same error (always status 502) and the same switch of protocols. The
 /// parser must keep its calling contract (bounded consumption, progress, body ranges inside the
-/// consumed bytes, event order). Every final head goes through the proxy's response path
+/// consumed bytes, event order, statuses 100–599). Every head the proxy relays (interim heads
+/// other than 100, a 101 that accepts a WebSocket, final heads) goes through its response path
 /// (hop-by-hop removal, `Connection: Upgrade` for 101, HTTP/1.1) and `HTTPSerializer`, and must
 /// parse back to the same status and fields; body chunks and trailers are framed as the server
 /// frames them. A trap anywhere in that path is the crash libFuzzer reports.
@@ -57,7 +58,7 @@ enum HTTPResponseHarness {
             switch event {
             case .head(let head, let framing)?:
                 check(outcome.messages.last?.isComplete ?? true, "head before the previous message ended")
-                check((100...999).contains(head.status), "status \(head.status) is not three digits")
+                check((100...599).contains(head.status), "status \(head.status) outside 100...599")
                 outcome.messages.append(Message(head: head, framing: framing))
             case .body(let range)?:
                 check(range.lowerBound >= 0 && range.upperBound <= consumed && !range.isEmpty, "body range \(range) of \(consumed)")
@@ -115,9 +116,19 @@ enum HTTPResponseHarness {
     /// What `ProxyExchange` and the server do with a response head, body and trailers.
     static func forward(_ message: Message) {
         var head = message.head
-        // Interim responses other than 101 are dropped by the proxy.
-        if (100..<200).contains(head.status) && head.status != 101 { return }
         let isUpgrade = head.status == 101
+        if (100..<200).contains(head.status) && !isUpgrade {
+            // 100 is the proxy's own to send; other interim heads are relayed without hop-by-hop fields.
+            guard head.status != 100 else { return }
+            _ = HopByHopHeaders.remove(from: &head.headers)
+            head.version = .http1_1
+            var wire: [UInt8] = []
+            HTTPSerializer.appendResponseHead(head, to: &wire)
+            reparse(wire, expecting: head)
+            return
+        }
+        // A 101 that is not a WebSocket acceptance is answered 502; nothing of it is written.
+        if isUpgrade && !WebSocketHandshake.isAcceptance(head) { return }
         _ = HopByHopHeaders.remove(from: &head.headers, keepingWebSocketUpgrade: isUpgrade)
         if isUpgrade { head.headers.replaceOrAdd(name: "Connection", value: "Upgrade") }
         head.version = .http1_1
