@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "AppNativeModels", targets: ["AppNativeModels"]),
         .library(name: "AppNativeAPNs", targets: ["AppNativeAPNs"]),
         .library(name: "AppNativeRoutes", targets: ["AppNativeRoutes"]),
+        .library(name: "AppNativeClient", targets: ["AppNativeClient"]),
+        .library(name: "AppNativeGateway", targets: ["AppNativeGateway"]),
         .executable(name: "app-native-gateway", targets: ["app-native-gateway"]),
     ],
     targets: [

@@ -22,7 +22,8 @@ package="$root/Tests/Fuzz"
 seconds="${FUZZ_SECONDS:-60}"
 work="${FUZZ_WORK:-$package/.build/fuzz-work}"
 config="${FUZZ_CONFIG:-release}"
-all_harnesses=(FuzzHTTPRequestParser FuzzMultipartParser FuzzJSONParser FuzzJWT FuzzModels)
+all_harnesses=(FuzzHTTPRequestParser FuzzHTTPResponseParser FuzzMultipartParser FuzzJSONParser FuzzJWT FuzzJWKS
+  FuzzAuthorizationHook FuzzModels)
 if [ $# -gt 0 ]; then harnesses=("$@"); else harnesses=("${all_harnesses[@]}"); fi
 
 for harness in "${harnesses[@]}"; do
@@ -78,6 +79,65 @@ for case in vectors["cases"]:
     raw = case["raw"].encode("latin-1")
     for split in (0x00, 0x80, 0xFF):
         write(corpus, "%s-%02x" % (case["id"], split), bytes([split]) + raw)
+
+# HTTP responses: split byte, method byte (0 GET, 1 HEAD, 2 CONNECT), then what an upstream
+# sends. No committed response vectors exist, so the seeds are the framings the proxy handles.
+corpus = fresh("FuzzHTTPResponseParser")
+responses = {
+    "length": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello",
+    "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n",
+    "no-content": b"HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n",
+    "not-modified": b"HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\nContent-Length: 10\r\n\r\n",
+    "until-close": b"HTTP/1.0 200 OK\r\nConnection: close\r\n\r\nbody until close",
+    "continue": b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok",
+    "upgrade": b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade, X-Hop\r\nX-Hop: 1\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n\x81\x05hello",
+    "keep-alive": b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nKeep-Alive: timeout=5\r\nConnection: keep-alive\r\n\r\nxHTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n",
+    "obs-text": b"HTTP/1.1 200 \xc3\xa9t\xe9\r\nX-Latin: caf\xe9\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 0\r\n\r\n",
+    "both-framings": b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    "bad-chunk": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nx",
+}
+for name, raw in responses.items():
+    for method in (0, 1, 2):
+        for split in (0x00, 0x80, 0xFF):
+            write(corpus, "%s-%d-%02x" % (name, method, split), bytes([split, method]) + raw)
+
+# Authorization hook: two status bytes (big-endian), then the header lines libcurl would hand over.
+corpus = fresh("FuzzAuthorizationHook")
+hook = {
+    "allow": (200, b"HTTP/1.1 200 OK\r\nX-Authz-User-Id: backend-42\r\nX-Authz-Roles: admin, reader\r\nX-Other: 1\r\n\r\n"),
+    "allow-bad-names": (200, b"HTTP/1.1 200 OK\r\nX-Authz-a b: 1\r\nX-Authz-a\tb: 1\r\nX-Authz-(: 1\r\nX-Authz-/: 1\r\nX-Authz-\": 1\r\nX-Authz-\x7f: 1\r\nX-Authz-\xe9: 1\r\n\r\n"),
+    "allow-bad-values": (204, b"HTTP/1.1 204 No Content\r\nX-Authz-A: a\rb\r\nX-Authz-B: \x00\r\nX-Authz-C: caf\xe9\r\n  folded\r\n\r\n"),
+    "blank-fold": (200, b"HTTP/1.1 200 OK\r\nX-Authz-User-Id: 1\r\n \r\nX-Authz-Empty:\r\n\tb\r\n\r\n"),
+    "redirected": (200, b"HTTP/1.1 302 Found\r\nX-Authz-Old: 1\r\n\r\nHTTP/1.1 200 OK\r\nx-authz-new:2\r\n\r\n"),
+    "deny": (403, b"HTTP/1.1 403 Forbidden\r\nX-Authz-User-Id: x\r\n\r\n"),
+    "error": (500, b"HTTP/1.1 500 Internal Server Error\r\n\r\n"),
+}
+for name, (status, lines) in hook.items():
+    write(corpus, name, status.to_bytes(2, "big") + lines)
+
+# JWKS: every JWK in the committed JOSE and JWT vectors, as one-key documents and all together.
+corpus = fresh("FuzzJWKS")
+jwks = []
+def collect_jwks(value):
+    if isinstance(value, dict):
+        if "kty" in value:
+            jwks.append(value)
+        for item in value.values():
+            collect_jwks(item)
+    elif isinstance(value, list):
+        for item in value:
+            collect_jwks(item)
+for path in ("Tests/AppNativeAuthTests/Fixtures/vectors/jwt-attacks/jwt-attack-cases.json",
+             "Tests/AppNativeAuthTests/Fixtures/vectors/jose/rfc7515-rfc7520-jws.json"):
+    collect_jwks(json.load(open(os.path.join(root, path))))
+publics = []
+for index, jwk in enumerate(jwks):
+    public = {k: v for k, v in jwk.items() if k not in ("d", "p", "q", "dp", "dq", "qi", "k", "oth")}
+    public.setdefault("kid", "kid-%d" % index)
+    publics.append(public)
+    write(corpus, "jwk-%d" % index, json.dumps({"keys": [public]}).encode())
+write(corpus, "all", json.dumps({"keys": publics}).encode())
+write(corpus, "empty", b'{"keys":[]}')
 
 # Multipart: split byte, the case's Content-Type, LF, its body (Latin-1, as the README says).
 corpus = fresh("FuzzMultipartParser")
@@ -156,10 +216,11 @@ seed("options-result", 21, [{"value": "a", "label": "A", "subtitle": "s"}])
 PYTHON
 
 # Largest input per harness: past every limit the harness configures (HTTP 1 KiB header
-# section, multipart 4 KiB file, JWT 16 KiB token) without spending the time budget on huge inputs.
+# section, multipart 4 KiB file, JWT 16 KiB token, a JWKS document with several RSA keys) without
+# spending the time budget on huge inputs.
 max_len() {
   case "$1" in
-    FuzzJWT) echo 20000 ;;
+    FuzzJWT | FuzzJWKS) echo 20000 ;;
     *) echo 8192 ;;
   esac
 }

@@ -126,26 +126,7 @@ final class CurlTransfer {
             isHeaderOverLimit = true
             return 0
         }
-        var line = bytes[...]
-        while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
-            line = line.dropLast()
-        }
-        if line.starts(with: "HTTP/".utf8) {
-            headers.removeAll()
-            return bytes.count
-        }
-        guard let first = line.first else { return bytes.count }  // the blank line ending the block
-        if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            // obs-fold (RFC 9112 §5.2): a continuation of the previous field's value.
-            if !headers.isEmpty {
-                headers[headers.count - 1].value += " " + Self.latin1(Self.trimmed(line))
-            }
-            return bytes.count
-        }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return bytes.count }
-        let name = Self.latin1(Self.trimmed(line[..<colon]))
-        let value = Self.latin1(Self.trimmed(line[line.index(after: colon)...]))
-        headers.append(HTTPHeaderField(name: name, value: value))
+        HTTPHeaderField.collect(line: bytes, into: &headers)
         return bytes.count
     }
 
@@ -187,28 +168,5 @@ final class CurlTransfer {
                 isBodyTruncated: isBodyOverLimit
             )
         )
-    }
-
-    private static func trimmed(_ bytes: UnsafeRawBufferPointer.SubSequence) -> UnsafeRawBufferPointer.SubSequence {
-        var slice = bytes
-        while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            slice = slice.dropFirst()
-        }
-        while let last = slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            slice = slice.dropLast()
-        }
-        return slice
-    }
-
-    /// Field bytes as ISO-8859-1, so obs-text survives byte-for-byte instead of turning into
-    /// replacement characters.
-    private static func latin1(_ bytes: UnsafeRawBufferPointer.SubSequence) -> String {
-        // ASCII (every field APNs and the JWKS hosts send) is the same in both encodings.
-        if bytes.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes), as: UTF8.self)
-        }
-        var text = String.UnicodeScalarView()
-        for byte in bytes { text.append(Unicode.Scalar(byte)) }
-        return String(text)
     }
 }

@@ -221,6 +221,17 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         entries.append(makeEntry(name: name, value: value))
     }
 
+    /// Appends the field when `name` is a token and `value` a field value (see
+    /// `isValidFieldName` and `isValidFieldValue`), and returns whether it did. For fields whose
+    /// name or value comes from a peer (an authorization hook's answer): `add(name:value:)` stops
+    /// the process on a name that is not a token.
+    @discardableResult
+    public mutating func addValidated(name: String, value: String) -> Bool {
+        guard Self.isValidFieldName(name), Self.isValidFieldValue(value) else { return false }
+        add(name: name, value: value)
+        return true
+    }
+
     /// Appends a field whose value is given as Latin-1 bytes (one byte per character), normalised
     /// like `add(name:value:)`: for values composed on the request path without a `String`.
     public mutating func add(name: String, valueBytes: UnsafeBufferPointer<UInt8>) {
@@ -362,6 +373,22 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         // utf8.count is O(1) for native strings and settles most mismatches.
         guard lhs.utf8.count == rhs.utf8.count else { return false }
         return withBytes(of: lhs) { left in withBytes(of: rhs) { right in equalsIgnoringCase(left, right) } }
+    }
+
+    /// Whether `name` is a field name: a non-empty token (RFC 9110 §5.1, §5.6.2:
+    /// `token = 1*tchar`, `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
+    /// "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`). Only such names can be added.
+    public static func isValidFieldName(_ name: String) -> Bool {
+        withBytes(of: name) { !$0.isEmpty && $0.allSatisfy(ByteClass.isTchar) }
+    }
+
+    /// Whether `value` is a field value as RFC 9110 §5.5 allows it on the wire: visible
+    /// characters, SP, HTAB and obs-text only (`field-vchar = VCHAR / obs-text`), so no CR, LF,
+    /// NUL or other control. Scalars above U+00FF count as obs-text (stored as their UTF-8 bytes).
+    public static func isValidFieldValue(_ value: String) -> Bool {
+        value.unicodeScalars.allSatisfy { scalar in
+            scalar.value > 0xFF || ByteClass.isFieldVchar(UInt8(scalar.value)) || scalar.value == 0x20 || scalar.value == 0x09
+        }
     }
 
     // MARK: Module internals

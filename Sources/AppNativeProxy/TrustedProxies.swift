@@ -27,7 +27,8 @@ public struct TrustedProxies: Sendable {
         for item in list.split(separator: ",") {
             let text = item.trimmingCharacters(in: " \t")
             guard !text.isEmpty else { continue }
-            let parts = text.split(separator: "/", maxSplits: 1)
+            // Not `split`: it drops empty pieces, so `/` alone would have no address part at all.
+            let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
             guard let bytes = Self.addressBytes(String(parts[0])) else {
                 throw InvalidCIDR(description: "not an IP address: \(text)")
             }

@@ -46,6 +46,12 @@ public struct UpstreamConfiguration: Sendable {
         guard !authority.isEmpty, !authority.contains("@") else {
             throw InvalidURL(description: "UPSTREAM_URL needs a host and no user info")
         }
+        // The prefix is written in front of every request target, which must be visible ASCII
+        // (RFC 9112 §3.2; the serializer stops the process on anything else); a query or
+        // fragment in it would swallow the client's path.
+        guard prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }) else {
+            throw InvalidURL(description: "UPSTREAM_URL path must be visible ASCII without `?` or `#` (percent-encode spaces and non-ASCII)")
+        }
         let hasPort = authority.hasPrefix("[") ? authority.contains("]:") : authority.contains(":")
         let withPort = hasPort ? authority : authority + (isSecure ? ":443" : ":80")
         do {

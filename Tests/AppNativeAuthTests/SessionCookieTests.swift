@@ -128,11 +128,25 @@ struct SessionCookieTests {
         #expect(settings.maxAge == .seconds(600))
         #expect(!settings.isSecure)
         #expect(settings.sameSite == .strict)
-        for bad in [["SESSION_MAX_AGE": "0"], ["SESSION_MAX_AGE": "ten"], ["SESSION_SAME_SITE": "none"], ["SESSION_SECURE": "maybe"]] {
+        // The largest values an Int holds would overflow `iat + max age` when a cookie is issued.
+        let tooLong = ["34560001", "9223372036854775807", "99999999999999999999"].map { ["SESSION_MAX_AGE": $0] }
+        for bad in [["SESSION_MAX_AGE": "0"], ["SESSION_MAX_AGE": "ten"], ["SESSION_SAME_SITE": "none"], ["SESSION_SECURE": "maybe"]] + tooLong {
             #expect(throws: AuthError(.configuration, ""), "\(bad)") {
                 try SessionCookieSettings.fromEnvironment(bad.merging(["SESSION_SECRET": Self.secret]) { $1 })
             }
         }
+    }
+
+    @Test("max age: at most 400 days, and a cookie with the longest one is issued and read back")
+    func longestMaxAge() throws {
+        #expect(throws: AuthError(.configuration, "")) {
+            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], maxAge: .seconds(Int64.max))
+        }
+        let settings = try #require(try SessionCookieSettings.fromEnvironment(["SESSION_SECRET": Self.secret, "SESSION_MAX_AGE": "34560000"]))
+        #expect(settings.maxAge == SessionCookieSettings.longestMaxAge)
+        let codec = try Self.codec(maxAge: SessionCookieSettings.longestMaxAge)
+        let identity = try codec.identity(fromValue: codec.value(for: Self.user))
+        #expect(identity.expiresAt == Self.now + 400 * 86_400)
     }
 
     struct ReadCase: Sendable, CustomTestStringConvertible {

@@ -14,6 +14,19 @@ struct ForwardingHeadersTests {
         return headers
     }
 
+    @Test("TRUSTED_PROXIES entries without an address or with an empty prefix are refused, not read out of range",
+          arguments: ["/", "//", "/8", "10.0.0.0/", "10.0.0.0/x", "10.0.0.0/33", "::1/129", "a/8"])
+    func malformedTrustedProxies(entry: String) {
+        #expect(throws: TrustedProxies.InvalidCIDR.self, "\(entry)") { try TrustedProxies(parsing: "127.0.0.1, " + entry) }
+    }
+
+    @Test("TRUSTED_PROXIES: a bare address is its own /32 or /128")
+    func trustedProxiesParse() throws {
+        let trusted = try TrustedProxies(parsing: " 10.0.0.0/8 , 192.168.1.10, ::1/128,")
+        #expect(trusted.contains("10.200.0.1") && trusted.contains("192.168.1.10") && trusted.contains("::1"))
+        #expect(!trusted.contains("192.168.1.11") && !trusted.contains("11.0.0.1"))
+    }
+
     @Test("IPv4 peer, plain host")
     func ipv4() {
         let headers = applied(peer: SocketAddress(host: "10.1.2.3", port: 5000, family: .inet4), host: "api.example.com")

@@ -314,6 +314,26 @@ struct IdentityTests {
         }
     }
 
+    @Test("the authorization hook: X-Authz-* names that are not tokens are dropped, the gateway keeps serving")
+    func authorizationHookInvalidNames() async throws {
+        let token = try Self.token()
+        let upstream = try await LoopbackPeer.start(ProcessRunner.python, [ProxyFixture.root + "/Tests/Peers/upstream_peer.py"])
+        defer { upstream.stop() }
+        // No cache: every request goes through the hook's answer again.
+        let fixture = try await ProxyFixture.start(Self.protected.merging([
+            "AUTHORIZE_URL": "http://127.0.0.1:\(upstream.port)/authz/bad-names", "AUTHORIZE_CACHE_SECONDS": "0,0",
+        ]) { $1 })
+        defer { fixture.stop() }
+        let port = fixture.port
+        for _ in 0..<2 {
+            let response = try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: ["Authorization": "Bearer \(token)"]) }
+            #expect(response.status == 200)
+            let headers = try ProxyFixture.echoedHeaders(response)
+            #expect(headers.first { $0.0 == "x-authz-user-id" }?.1 == "backend-42")
+            #expect(headers.filter { $0.0.hasPrefix("x-authz-") }.count == 1, "\(headers.map(\.0))")
+        }
+    }
+
     @Test("the access policy: first matching rule wins; roles grant access")
     func accessPolicy() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).json")

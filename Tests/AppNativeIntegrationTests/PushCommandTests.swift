@@ -103,6 +103,11 @@ struct PushCommandTests {
             ["push", "silent", "--token", "not-hex"],
             ["push", "live-activity", "update", "--token", Self.ok],
             ["push", "silent", "--token", Self.ok, "--data", #"{"x":"\#(String(repeating: "a", count: 5000))"}"#],
+            // Finite numbers no integer holds: refused, not converted.
+            ["push", "silent", "--token", Self.ok, "--expiration", "1e300"],
+            ["push", "silent", "--token", Self.ok, "--expiration", "-1e300"],
+            ["push", "silent", "--token", Self.ok, "--timeout", "1e300"],
+            ["push", "live-activity", "update", "--token", Self.ok, "--state", #"{"title":"t"}"#, "--priority", "1e300"],
         ]
         for arguments in bad {
             let output = try await CommandLineTests.run(arguments, environment: environment(fake))

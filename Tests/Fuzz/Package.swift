@@ -28,6 +28,29 @@ let package = Package(
             dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeHTTP", package: "AppNative")]
         ),
         .executableTarget(
+            name: "FuzzHTTPResponseParser",
+            dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeHTTP", package: "AppNative")]
+        ),
+        .executableTarget(
+            name: "FuzzAuthorizationHook",
+            dependencies: [
+                "CAppNativeFuzzer",
+                .product(name: "AppNativeGateway", package: "AppNative"),
+                .product(name: "AppNativeClient", package: "AppNative"),
+                .product(name: "AppNativeHTTP", package: "AppNative"),
+            ]
+        ),
+        .executableTarget(
+            name: "FuzzJWKS",
+            dependencies: [
+                "CAppNativeFuzzer",
+                .product(name: "AppNativeAuth", package: "AppNative"),
+                .product(name: "AppNativeJSON", package: "AppNative"),
+                // AppNativeCrypto (RSAPublicKey) is only exported through the umbrella product.
+                .product(name: "AppNative", package: "AppNative"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzMultipartParser",
             dependencies: ["CAppNativeFuzzer", .product(name: "AppNativeHTTP", package: "AppNative")]
         ),

@@ -14,6 +14,8 @@ HTTP routes (any method):
   /count          how many TCP connections this peer accepted so far
   /test-jwks      the JWKS document given with --jwks FILE (a stand-in for Entra's key endpoint)
   /authz/allow    an authorization hook that allows (X-Authz-User-Id: backend-42; echoes the user header)
+  /authz/bad-names  one that allows with X-Authz-* names that are not tokens (space, tab, "(", "/",
+                  DQUOTE, DEL, non-ASCII) next to a valid X-Authz-User-Id: backend-42
   /authz/deny     one that denies (403);  /authz/error: 500;  /authz/calls: how many hook calls so far
 The WebSocket listener echoes every message.
 """
@@ -165,6 +167,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(200, b"{}", extra=[("X-Authz-User-Id", "backend-42"),
                                             ("X-Authz-Seen-User", self.headers.get("X-AppNative-User-Id", "")),
                                             ("X-Not-Passed", "1")])
+            elif url.path == "/authz/bad-names":
+                bad = ["X-Authz-a b", "X-Authz-a\tb", "X-Authz-(", "X-Authz-/", 'X-Authz-"', "X-Authz-\x7f", "X-Authz-\xe9"]
+                self.send(200, b"{}", extra=[(name, "1") for name in bad] + [("X-Authz-User-Id", "backend-42")])
             elif url.path == "/authz/deny":
                 self.send(403, b'{"detail":"no"}')
             else:

@@ -16,8 +16,9 @@ extension SessionCookieSettings {
         }
         let maxAge: Duration
         if let text = environment["SESSION_MAX_AGE"], !text.isEmpty {
-            guard let seconds = Int(text), seconds > 0 else {
-                throw AuthError(.configuration, "SESSION_MAX_AGE must be a positive number of seconds")
+            let longest = SessionCookieSettings.longestMaxAge.components.seconds
+            guard let seconds = Int64(text), seconds > 0, seconds <= longest else {
+                throw AuthError(.configuration, "SESSION_MAX_AGE must be a positive number of seconds, at most \(longest) (400 days)")
             }
             maxAge = .seconds(seconds)
         } else {

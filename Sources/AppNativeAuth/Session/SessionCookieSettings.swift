@@ -20,10 +20,13 @@ public struct SessionCookieSettings: Sendable {
 
     public static let defaultName = "bms_session"
     public static let defaultMaxAge: Duration = .seconds(28800)
+    /// The longest `maxAge`: 400 days, the cap user agents apply to `Max-Age` anyway
+    /// (RFC 6265bis §5.6.2). It also keeps `iat + maxAge` (the cookie's `exp`) far inside Int64.
+    public static let longestMaxAge: Duration = .seconds(400 * 86_400)
 
     /// - Parameter secrets: the signing secret first, then previous secrets still accepted.
-    /// - Throws: `AuthError(.configuration)`: no secret, a secret under 32 bytes, `maxAge` not positive,
-    ///   a `__Host-` name without `Secure`.
+    /// - Throws: `AuthError(.configuration)`: no secret, a secret under 32 bytes, `maxAge` not positive
+    ///   or longer than `longestMaxAge`, a `__Host-` name without `Secure`.
     public init(
         secrets: [SecretBytes],
         name: String = SessionCookieSettings.defaultName,
@@ -36,6 +39,9 @@ public struct SessionCookieSettings: Sendable {
             throw AuthError(.configuration, "session secret must be at least 32 bytes")
         }
         guard maxAge > .zero else { throw AuthError(.configuration, "session max age must be positive") }
+        guard maxAge <= Self.longestMaxAge else {
+            throw AuthError(.configuration, "session max age must be at most \(Self.longestMaxAge.components.seconds) seconds (400 days)")
+        }
         guard Self.isToken(name) else { throw AuthError(.configuration, "session cookie name is not a valid cookie name") }
         if name.hasPrefix("__Host-") && !isSecure {
             throw AuthError(.configuration, "a __Host- cookie name requires secure cookies")

@@ -64,14 +64,16 @@ enum PushCommand {
         default:
             throw ArgumentList.UsageError(description: "usage:\n" + usage)
         }
-        notification.expiration = try number(arguments, "expiration").map { Int64($0) }
+        notification.expiration = try integer(arguments, "expiration", in: 0...Int64.max)
         notification.collapseID = arguments.value("collapse-id")
         let tokens = arguments.values("token")
         guard !tokens.isEmpty else { throw ArgumentList.UsageError(description: "--token is required") }
 
         var options = APNsSenderOptions()
         if let timeout = try number(arguments, "timeout") {
-            guard timeout > 0 else { throw ArgumentList.UsageError(description: "--timeout must be positive") }
+            guard timeout > 0, timeout <= 86_400 else {
+                throw ArgumentList.UsageError(description: "--timeout must be positive seconds (at most 86400)")
+            }
             options.requestTimeout = .milliseconds(Int64(timeout * 1000))
         }
         let sender = APNsSender(environment: environment, options: options, metrics: MetricsRegistry())
@@ -104,7 +106,7 @@ enum PushCommand {
             return try APNsNotification.liveActivityUpdate(
                 state: try state(arguments, required: true)!, alertTitle: arguments.value("alert-title"),
                 alertBody: arguments.value("alert-body"), staleAt: try number(arguments, "stale-at"),
-                priority: Int(try number(arguments, "priority") ?? 10))
+                priority: Int(try integer(arguments, "priority", in: 1...10) ?? 10))
         case "end":
             try arguments.checkOnly(common.union(["state", "dismiss-at"]))
             return try APNsNotification.liveActivityEnd(
@@ -144,6 +146,18 @@ enum PushCommand {
             throw ArgumentList.UsageError(description: "--\(name) must be a JSON object")
         }
         return object
+    }
+
+    /// `--name` as a whole number in `range`, for values that become integers: a finite number
+    /// beyond what the integer holds (`1e300`) would otherwise stop the process in the conversion.
+    private static func integer(
+        _ arguments: ArgumentList, _ name: String, in range: ClosedRange<Int64>
+    ) throws(ArgumentList.UsageError) -> Int64? {
+        guard let value = try number(arguments, name) else { return nil }
+        guard let whole = Int64(exactly: value), range.contains(whole) else {
+            throw ArgumentList.UsageError(description: "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return whole
     }
 
     private static func number(_ arguments: ArgumentList, _ name: String) throws(ArgumentList.UsageError) -> Double? {

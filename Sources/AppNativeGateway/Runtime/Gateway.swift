@@ -50,7 +50,8 @@ public final class Gateway: Sendable {
             credentialExpiryGrace: identity.credentialExpiryGrace,
             accessPolicy: identity.accessPolicy,
             authorizationHook: identity.authorizeURL.map {
-                AuthorizationHook(url: $0, allowTTL: identity.authorizeAllowTTL, denyTTL: identity.authorizeDenyTTL, metrics: metrics)
+                AuthorizationHook(url: $0, allowTTL: identity.authorizeAllowTTL, denyTTL: identity.authorizeDenyTTL, metrics: metrics,
+                                  logger: logger)
             }
         )
         let identityMetrics = IdentityMetrics(registry: metrics)

@@ -195,7 +195,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         switch decision {
         case .allow(let fields):
             var headers = HTTPHeaders()
-            for field in fields { headers.add(name: field.name, value: field.value) }
+            for field in fields { headers.addValidated(name: field.name, value: field.value) }
             authorized(exchange, admitted, hookHeaders: headers)
         case .deny:
             metrics.outcome("rejected", reason: "not_allowed")
