@@ -285,8 +285,8 @@ WIDGETS = [
     {"id": "week", "kind": "stats", "title": "This week", "data": {"items": [{"label": "Visits", "value": 31}, {"label": "Orders", "value": "7"}]}},
     {"id": "tasks", "kind": "list", "title": "Tasks", "data": {"items": [{"id": "t1", "title": "Sign", "subtitle": "Due today",
                                                                           "actions": [{"id": "done", "label": "Done"}]}], "maxVisible": 3}},
-    {"id": "sales", "kind": "chart", "title": "Sales", "data": {"type": "line", "series": [{"name": "2026", "points": [{"x": "Jan", "y": 3}, {"x": 2, "y": 5.5}]}]}},
-    {"id": "quota", "kind": "progress", "title": "Quota", "data": {"value": 0.6, "total": 1, "style": "ring"}},
+    {"id": "sales", "kind": "chart", "title": "Sales", "data": {"type": "line", "series": [{"name": "2026", "points": [{"x": "Jan", "y": 3.0}, {"x": 2, "y": 5.5}]}]}},
+    {"id": "quota", "kind": "progress", "title": "Quota", "data": {"value": 0.6, "total": 1.0, "style": "ring"}},
     {"id": "leave", "kind": "action", "title": "Request leave", "data": {
         "text": "How many days?", "fields": [{"id": "days", "type": "number", "label": "Days", "required": True, "min": 1, "max": 30},
                                              {"id": "reason", "type": "select", "remote": True, "label": "Reason"}],
@@ -357,7 +357,8 @@ def generate_feeds(cases: list[Case]) -> None:
         ("web.scrollable", [8, "data", "scrollable"], BOOL_COERCIONS[:8]),
         ("list.maxVisible", [3, "data", "maxVisible"], INT_COERCIONS),
         ("progress.value", [5, "data", "value"], [("str", " 0.5 "), ("inf-str", "inf"), ("int", 1), ("bool", True), ("nan-str", "nan")]),
-        ("chart.y", [4, "data", "series", 0, "points", 0, "y"], [("str", "3"), ("bool", False), ("int-big", 10 ** 20), ("null", None)]),
+        ("chart.y", [4, "data", "series", 0, "points", 0, "y"], [("int", 3), ("str", "3"), ("bool", False), ("int-big", 10 ** 20), ("null", None)]),
+        ("progress.total", [5, "data", "total"], [("int", 1), ("str", "1"), ("float-exp", 1e2)]),
         ("field.min", [6, "data", "fields", 0, "min"], [("str", "1"), ("float", 1.5), ("bool", True)]),
         ("news.date", [7, "data", "items", 0, "date"], DATE_VALUES),
         ("updatedAt", [7, "updatedAt"], DATE_VALUES[:8]),
@@ -843,6 +844,8 @@ def classify(case: Case, ref: dict[str, Any], gw: dict[str, Any], aspects: list[
             return "gateway-laxer"
         if case.auth != "token" and gs == 401 and rs == 422:
             return "authenticates-before-body"
+        if rs == 500 and gs in (400, 422) and case.canned.get("kind") == "ok":
+            return "reference-fails-500-gateway-refuses"
         return f"status-{rs}-vs-{gs}"
     if "body" in aspects:
         rb, gb = ref["body"], gw["body"]
@@ -861,6 +864,10 @@ def classify(case: Case, ref: dict[str, Any], gw: dict[str, Any], aspects: list[
         if rs == 422:
             return "422-detail-shape"
         if 200 <= rs < 300:
+            key = case.route
+            if case.route in ("widgets", "approvals") and isinstance(rb, dict) and isinstance(gb, dict) \
+                    and isinstance(rb.get(key), list) and isinstance(gb.get(key), list) and len(gb[key]) < len(rb[key]):
+                return "feed-entry-dropped-reference-keeps"
             if canon(numbers_normalised(rb)) == canon(numbers_normalised(gb)):
                 return "answer-number-format:" + first_difference(rb, gb)
             return "answer-differs:" + first_difference(numbers_normalised(rb), numbers_normalised(gb))
