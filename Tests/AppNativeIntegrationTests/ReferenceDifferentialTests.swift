@@ -30,6 +30,8 @@ struct ReferenceDifferentialTests {
         let seconds: Double
         let routes: [String: Figures]
         let disagreements: [Disagreement]
+        /// Each case's reference and gateway status; 0 when the connection failed before an answer.
+        let statuses: [String: [Int]]
     }
 
     struct Expected: Decodable {
@@ -62,6 +64,8 @@ struct ReferenceDifferentialTests {
         let expected = try JSONDecoder().decode(Expected.self, from: expectedData)
 
         #expect(report.requests >= 1000, "the suite sends at least 1,000 requests (it sent \(report.requests))")
+        let unanswered = report.statuses.filter { $0.value.first == 0 }.keys.sorted()
+        #expect(unanswered.isEmpty, "the reference gave no answer (the harness, not the gateway, failed): \(unanswered.prefix(20))")
         #expect(report.routes.count == 10 && report.routes.values.allSatisfy { $0.cases > 0 }, "every native route has cases")
 
         var listed = [String: String]()

@@ -998,7 +998,9 @@ def run(args: argparse.Namespace) -> int:
             classes[entry["classification"].split(":")[0]] = classes.get(entry["classification"].split(":")[0], 0) + 1
     report = {"seed": args.seed, "requests": 2 * len(cases), "seconds": round(time.monotonic() - started, 1), "routes": per_route,
               "totals": totals, "classes": dict(sorted(classes.items(), key=lambda kv: -kv[1])),
-              "disagreements": [e for e in report_cases if e["aspects"]], "wire_only": [e for e in report_cases if not e["aspects"]]}
+              "disagreements": [e for e in report_cases if e["aspects"]], "wire_only": [e for e in report_cases if not e["aspects"]],
+              # Every case's two statuses (0: the connection failed before an answer).
+              "statuses": {c.id: [answers[c.id]["reference"]["status"], answers[c.id]["gateway"]["status"]] for c in cases}}
     Path(args.report).write_text(json.dumps(portable(report), indent=1, ensure_ascii=False, allow_nan=False, default=str))
     print(f"{'route':<22}{'cases':>7}{'agree':>7}{'disagree':>9}{'status':>8}{'body':>6}{'recv':>6}{'wire*':>7}")
     for route in ROUTES + ["total"]:
