@@ -8,6 +8,7 @@ BIN := .build/debug/app-native-gateway
 deps:
 	@scripts/install-deps.sh
 	@scripts/install-python-tools.sh
+	@scripts/install-reference.sh
 
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
