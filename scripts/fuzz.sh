@@ -45,8 +45,8 @@ if [ ! -x "$toolchain_bin/ld.lld" ] && ! command -v ld.lld >/dev/null 2>&1; then
   exit 2
 fi
 
-# Release builds of the product drop run-time exclusivity checks (Package.swift); the fuzzers put
-# them back, so an access violation found by a fuzzer traps instead of corrupting memory quietly.
+# Run-time exclusivity checks stay on in every build; the flag says so explicitly for the fuzzers,
+# so an access violation found by a fuzzer always traps.
 build_flags=(-c "$config" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enforce-exclusivity=checked
   -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 echo "fuzz: building $package ($config, fuzzer+address)" >&2
