@@ -277,61 +277,6 @@ public final class Tunnel {
     }
 }
 
-/// Reason phrases for the statuses the gateway produces itself.
-public enum HTTPStatus: Sendable {
-    public static func reason(_ status: Int) -> String {
-        switch status {
-        case 100: "Continue"
-        case 101: "Switching Protocols"
-        case 200: "OK"
-        case 201: "Created"
-        case 202: "Accepted"
-        case 204: "No Content"
-        case 301: "Moved Permanently"
-        case 302: "Found"
-        case 304: "Not Modified"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 408: "Request Timeout"
-        case 413: "Content Too Large"
-        case 414: "URI Too Long"
-        case 415: "Unsupported Media Type"
-        case 422: "Unprocessable Content"
-        case 429: "Too Many Requests"
-        case 431: "Request Header Fields Too Large"
-        case 500: "Internal Server Error"
-        case 501: "Not Implemented"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        case 505: "HTTP Version Not Supported"
-        default: "Status"
-        }
-    }
-}
-
-/// The JSON error body of the contract, `{"detail": "..."}`.
-public enum JSONErrorBody: Sendable {
-    public static func detail(_ message: String) -> String {
-        var out = "{\"detail\":"
-        out += quoted(message)
-        out += "}"
-        return out
-    }
-
-    /// `text` as a JSON string literal.
-    public static func quotedString(_ text: String) -> String { quoted(text) }
-
-    static func quoted(_ text: String) -> String {
-        var out = ""
-        LogLine.appendQuoted(text, to: &out)
-        return out
-    }
-}
-
 @available(*, unavailable, message: "loop-owned: use it only on its event loop")
 extension HTTPExchange: Sendable {}
 
