@@ -85,7 +85,7 @@ struct CoreTests {
                 return 0
             }
         }
-        #expect(await eventuallyTrue { time.sleeperCount == 1 })
+        #expect(await eventually { time.sleeperCount == 1 })
         time.advance(by: .seconds(1))
         await #expect(throws: DeadlineExceeded.self) { try await hung.value }
     }
@@ -98,12 +98,4 @@ struct CoreTests {
         #expect(second >= first)
         #expect(abs(time.wallSeconds - Date().timeIntervalSince1970) < 5)
     }
-}
-
-func eventuallyTrue(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<10_000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
 }
