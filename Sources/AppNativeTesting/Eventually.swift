@@ -1,9 +1,12 @@
 /// The one way tests wait for state that settles asynchronously (a counter a worker thread
 /// updates, a descriptor another process closes, a log line a child writes): polls `condition`
-/// until it holds and returns true, or returns false once `timeout` has passed.
+/// until it holds and returns true, or returns false once the budget is spent.
 ///
-/// The timeout is a bound that keeps a broken build from hanging, not a timing assertion: it is
-/// generous because the suites share two loaded cores, and a passing run never waits for it.
+/// The budget keeps a broken build from hanging; it is not a timing assertion, and a passing
+/// run never spends it. It is counted in polls (`timeout / interval` of them), not on the clock:
+/// every suite shares the concurrency pool's few threads, so while other work holds them both
+/// this wait and the work it waits for stall, and a clock deadline would pass without either
+/// having run. The wait therefore lasts at least `timeout`, longer on a loaded machine.
 /// Assert on the result (`#expect(await eventually { … })`) and report what was last seen.
 /// A condition that does blocking I/O runs it off the cooperative pool (it may await).
 public func eventually(
@@ -11,11 +14,11 @@ public func eventually(
     pollingEvery interval: Duration = .milliseconds(10),
     _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while true {
+    let polls = max(1, Int((timeout / interval).rounded(.up)))
+    for _ in 0..<polls {
         if try await condition() { return true }
-        guard ContinuousClock.now < deadline else { return false }
         // A cancelled test stops waiting; the condition's last answer stands.
-        guard (try? await Task.sleep(for: interval)) != nil else { return try await condition() }
+        guard (try? await Task.sleep(for: interval)) != nil else { break }
     }
+    return try await condition()
 }
