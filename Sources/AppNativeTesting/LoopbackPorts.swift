@@ -8,10 +8,6 @@ public final class ClosedLoopbackPort: Sendable {
     public let port: Int
     private let descriptor: Int32
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     public init() throws {
         // No SO_REUSEADDR: another socket cannot share the port with this one.
         (descriptor, port) = try LoopbackPorts.bindEphemeral()
@@ -20,8 +16,8 @@ public final class ClosedLoopbackPort: Sendable {
     deinit { close(descriptor) }
 }
 
-/// Ports for children that cannot listen on port 0 and report the port (nginx, Caddy, a gateway
-/// restarted on the port a load balancer names), and the check that a child listens.
+/// Ports for children that cannot listen on port 0 and report the port (nginx, Caddy), and the
+/// check that a child listens.
 public enum LoopbackPorts: Sendable {
     public struct StartFailure: Error, CustomStringConvertible {
         public let description: String

@@ -182,22 +182,22 @@ struct ScaleOutTests {
             ["/bin/sh", "-c", "exec /usr/bin/wrk -t1 -c16 -d600s -H \"$1\" \"$2\" > \"$3\"", "wrk", "Authorization: Bearer \(token)", url, wrkOutput]
         )
         defer { wrk.kill() }
-        /// Waits until `replica` has authenticated `count` more requests than `before`.
-        func waitForLoad(on index: Int, beyond before: Int, count: Int) async {
-            var seen = before
+        /// Waits until the replica at `index` (since its start) has authenticated `count` requests.
+        func waitForLoad(on index: Int, count: Int) async {
+            var seen = 0
             let served = await eventually(pollingEvery: .milliseconds(100)) {
                 seen = await Cluster.authenticated(by: cluster.replicas[index])
-                return seen >= before + count
+                return seen >= count
             }
-            #expect(served, "replica \(index) authenticated \(seen - before) requests under load, waited for \(count)")
+            #expect(served, "replica \(index) authenticated \(seen) requests under load, waited for \(count)")
         }
-        for index in cluster.replicas.indices { await waitForLoad(on: index, beyond: 0, count: 100) }
+        for index in cluster.replicas.indices { await waitForLoad(on: index, count: 100) }
         for index in cluster.replicas.indices {
             let exit = await cluster.replicas[index].terminate()
             #expect(exit == 0, "replica \(index) exit status")
             cluster.replicas[index] = try await Cluster.replica(port: cluster.ports[index], environment: cluster.environment)
             // nginx sends the restarted replica traffic again before the next one goes down.
-            await waitForLoad(on: index, beyond: 0, count: 100)
+            await waitForLoad(on: index, count: 100)
         }
         wrk.send(signal: SIGINT)
         let status = try await blocking { wrk.waitForExit() }
