@@ -106,9 +106,13 @@ public final class GatewayProcess: Sendable {
             let targets = ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).compactMap {
                 try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)
             }
-            return targets.contains("anon_inode:[signalfd]") && logs.contains("JWKS reload")
+            let log = logs
+            return targets.contains("anon_inode:[signalfd]") && Self.firstKeyLoadEnded.contains { log.contains($0) }
         }
     }
+
+    /// The log messages of a JWKS load that ended, with keys or without.
+    static let firstKeyLoadEnded = ["JWKS reloaded", "JWKS reload failed", "JWKS load failed"]
 
     /// The gateway's standard error so far (its logs).
     public var logs: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
