@@ -88,7 +88,7 @@ let package = Package(
         ),
         .target(
             name: "AppNativeTesting",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeHTTP"]
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeHTTP", "CAppNativeLinux"]
         ),
         .executableTarget(
             name: "app-native-gateway",

@@ -1,13 +1,15 @@
-public import Foundation
+import CAppNativeLinux
+import Foundation
 import Glibc
 
 /// A child process started with `posix_spawn`, for peers and tools the tests run.
 ///
 /// Not Foundation's `Process`: on Linux its `waitUntilExit` spins a run loop (a busy core on a
 /// two-core machine starves the cooperative pool), and the child inherits the spawning thread's
-/// blocked signals. Here the child gets default dispositions and an empty signal mask, the
-/// pipes are close-on-exec (so one test's child never holds another test's pipe open), and
-/// `kill()` sends SIGKILL and reaps with `waitpid`.
+/// blocked signals. Here the child gets default dispositions and an empty signal mask, only
+/// descriptors 0, 1 and 2 (every other one is closed in the child: a socket or pipe another
+/// test opened without close-on-exec must not live on in this child, or that test's peer never
+/// sees it close), and `kill()` sends SIGKILL and reaps with `waitpid`.
 ///
 /// `@unchecked Sendable` invariant: one owner at a time. A child is started and read on a
 /// Dispatch thread, then handed to the test through a continuation (which orders the accesses);
@@ -18,7 +20,7 @@ public final class ChildProcess: @unchecked Sendable {
         public init(description: String) { self.description = description }
     }
 
-    public let pid: pid_t
+    public let pid: Int32
     /// Our end of the child's standard input; open until `kill()` or `closeInput()`.
     private var inputDescriptor: Int32
     /// Our end of the child's standard output.
@@ -48,6 +50,8 @@ public final class ChildProcess: @unchecked Sendable {
         if let stderrFile {
             posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
+        // Last, after the dup2s: the pipes' original descriptors go too.
+        appnative_spawn_close_from(&actions, STDERR_FILENO + 1)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -84,9 +88,8 @@ public final class ChildProcess: @unchecked Sendable {
         kill()
     }
 
-    /// `pipe2(O_CLOEXEC)` needs _GNU_SOURCE, which the Glibc module is not built with; a child
-    /// spawned by another test between the two calls could inherit an end, which at worst
-    /// delays that peer's end-of-input exit (it is killed anyway).
+    /// `pipe2(O_CLOEXEC)` needs _GNU_SOURCE, which the Glibc module is not built with. A child
+    /// spawned here between the two calls closes the ends anyway (see `init`).
     private static func closeOnExecPipe() throws -> [Int32] {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw Failure(description: "pipe failed: \(errno)") }
@@ -112,6 +115,16 @@ public final class ChildProcess: @unchecked Sendable {
         closeInput()
         let status = reap()
         return status
+    }
+
+    /// Whether the child has exited (it is reaped then); does not wait.
+    public var hasExited: Bool {
+        if isReaped { return true }
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        guard result == pid else { return false }
+        releaseAfterExit()
+        return true
     }
 
     /// Sends `signal` (SIGTERM for a graceful stop) without waiting.
@@ -164,13 +177,17 @@ public final class ChildProcess: @unchecked Sendable {
         guard !isReaped else { return -1 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        releaseAfterExit()
+        // WIFEXITED / WEXITSTATUS are macros Swift does not import.
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+    }
+
+    private func releaseAfterExit() {
         isReaped = true
         closeInput()
         if outputDescriptor >= 0 {
             close(outputDescriptor)
             outputDescriptor = -1
         }
-        // WIFEXITED / WEXITSTATUS are macros Swift does not import.
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
     }
 }

@@ -15,6 +15,8 @@ public final class GatewayProcess: Sendable {
 
     public struct StartFailure: Error, CustomStringConvertible {
         public let description: String
+        /// The listener could not bind: another process holds the port (EADDRINUSE).
+        public var isAddressInUse: Bool { description.contains(String(cString: strerror(EADDRINUSE))) }
     }
 
     /// Starts `app-native-gateway <command>` (`serve`, or `dev` for the `make run` setup).
@@ -24,6 +26,27 @@ public final class GatewayProcess: Sendable {
                 continuation.resume(with: Result { try GatewayProcess(command: command, environment: environment) })
             }
         }
+    }
+
+    /// Starts `serve` on the fixed `LISTEN` of `environment` (a port a load balancer names, or
+    /// the one a replica had before its restart), again while another process holds that port
+    /// (a connection's local end, a listener closing): EADDRINUSE until the deadline.
+    public static func start(onFixedPortOf environment: [String: String], timeout: Duration = .seconds(60)) async throws -> GatewayProcess {
+        var started: GatewayProcess?
+        var lastFailure: StartFailure?
+        _ = try await eventually(timeout: timeout, pollingEvery: .milliseconds(100)) {
+            do {
+                started = try await start(environment: environment)
+                return true
+            } catch let failure as StartFailure where failure.isAddressInUse {
+                lastFailure = failure
+                return false
+            }
+        }
+        guard let started else {
+            throw lastFailure ?? StartFailure(description: "gateway did not start on \(environment["LISTEN"] ?? "?")")
+        }
+        return started
     }
 
     private init(command: String, environment: [String: String]) throws {
@@ -72,6 +95,24 @@ public final class GatewayProcess: Sendable {
     /// The next line the gateway writes to standard output after its ready line (access-log
     /// lines when `ACCESS_LOG=true`); blocks until one arrives, `nil` once the output closed.
     public func nextOutputLine() -> String? { child.readLine() }
+
+    /// Waits until the start-up work the gateway finishes after its ready line is done, so that
+    /// what a test counts next (descriptors, threads) is its steady state: the main thread's
+    /// signalfd is open, and the first JWKS reload has ended either way (it starts the HTTP
+    /// client's worker, with descriptors of its own). Needs an Entra configuration.
+    public func settled() async -> Bool {
+        let descriptors = "/proc/\(pid)/fd"
+        return await eventually {
+            let targets = ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)
+            }
+            let log = logs
+            return targets.contains("anon_inode:[signalfd]") && Self.firstKeyLoadEnded.contains { log.contains($0) }
+        }
+    }
+
+    /// The log messages of a JWKS load that ended, with keys or without.
+    static let firstKeyLoadEnded = ["JWKS reloaded", "JWKS reload failed", "JWKS load failed"]
 
     /// The gateway's standard error so far (its logs).
     public var logs: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }

@@ -25,7 +25,9 @@ public final class RawHTTPClient {
     public private(set) var isClosedByPeer = false
 
     public init(port: Int, timeout: Duration = .seconds(10)) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a child another test spawns meanwhile must not hold this connection
+        // open after the test closed it (the server would never see it end).
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -215,6 +216,10 @@ int appnative_open_fd_count(void) {
     }
     closedir(directory);
     return count - 1;  // the directory stream's own descriptor
+}
+
+int appnative_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
 
 void appnative_set_thread_name(const char *name) {

@@ -84,12 +84,3 @@ final class CountingFetcher: JWKSFetching {
         }
     }
 }
-
-/// Waits (yielding, bounded in iterations, not in wall time) until `condition` holds.
-func eventually(_ condition: () -> Bool, iterations: Int = 10_000) async -> Bool {
-    for _ in 0..<iterations {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
-}

@@ -1,4 +1,5 @@
 import AppNativeClient
+import AppNativeTesting
 import Foundation
 import Testing
 
@@ -222,12 +223,13 @@ struct CurlHTTPClientTests {
         let capped = CurlHTTPClient(userAgent: "appnative-client-tests", connectionsPerHost: 1)
         try await withFixturePeer { peer in
             var slow = cleartextRequest(peer.url("/slow"))
-            slow.timeout = .seconds(2)
+            // Far longer than the waiting request's timeout, so that one runs out first on a loaded
+            // machine too; shorter than the peer's delay, so this one times out as well.
+            slow.timeout = .seconds(6)
             let onTheWire = Task { try await capped.send(slow) }
             // Once the worker has added it, the slow request holds the only connection: a request
             // submitted after that waits for it.
-            for _ in 0..<500 where capped.activeTransferCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(capped.activeTransferCount == 1)
+            #expect(await eventually { capped.activeTransferCount == 1 }, "\(capped.activeTransferCount) transfers active")
             var waiting = cleartextRequest(peer.url("/json"))
             waiting.timeout = .milliseconds(500)
             let queued = await failure { () async throws(ClientError) in try await capped.send(waiting) }
@@ -242,10 +244,11 @@ struct CurlHTTPClientTests {
 
     @Test("a closed port is a connect failure")
     func connectionRefused() async throws {
-        let port = try closedLoopbackPort()
+        let closed = try ClosedLoopbackPort()
         let error = await failure { () async throws(ClientError) in
-            try await client.send(cleartextRequest("http://127.0.0.1:\(port)/json"))
+            try await client.send(cleartextRequest("http://127.0.0.1:\(closed.port)/json"))
         }
+        withExtendedLifetime(closed) {}
         #expect(error?.code == .connectFailed)
         #expect(error?.wasNeverSent == true)
         client.shutdown()
@@ -307,7 +310,7 @@ struct CurlHTTPClientTests {
             var request = cleartextRequest(peer.url("/slow"))
             request.timeout = .seconds(60)
             let task = Task { [client] () async throws -> HTTPResponse in try await client.send(request) }
-            let isOnTheWire = try await eventually { client.activeTransferCount == 1 }
+            let isOnTheWire = await eventually { client.activeTransferCount == 1 }
             #expect(isOnTheWire)
             task.cancel()
             let error = await failure(of: task)
@@ -338,7 +341,7 @@ struct CurlHTTPClientTests {
             var request = cleartextRequest(peer.url("/slow"))
             request.timeout = .seconds(60)
             let task = Task { [client] () async throws -> HTTPResponse in try await client.send(request) }
-            let isOnTheWire = try await eventually { client.activeTransferCount == 1 }
+            let isOnTheWire = await eventually { client.activeTransferCount == 1 }
             #expect(isOnTheWire)
             client.shutdown()
             let inFlight = await failure(of: task)
@@ -419,7 +422,9 @@ struct CurlHTTPClientTests {
             ]
             first.body = Array(repeating: 0x62, count: 3000)
             _ = try await client.send(first)
-            let unreachable = try closedLoopbackPort()
+            let closed = try ClosedLoopbackPort()
+            defer { withExtendedLifetime(closed) {} }
+            let unreachable = closed.port
             var proxied = cleartextRequest("http://127.0.0.1:\(unreachable)/json")
             proxied.proxyURL = "http://127.0.0.1:\(peer.port)"
             #expect(try await client.send(proxied).headers.value(named: "x-fixture-proxied") == "1")
@@ -461,8 +466,10 @@ struct CurlHTTPClientTests {
     @Test("an explicit proxy is used; none is used otherwise")
     func explicitProxy() async throws {
         try await withFixturePeer { peer in
-            let unreachable = try closedLoopbackPort()
-            var request = cleartextRequest("http://127.0.0.1:\(unreachable)/json")
+            // Nothing listens there: only the proxy can answer.
+            let unreachable = try ClosedLoopbackPort()
+            defer { withExtendedLifetime(unreachable) {} }
+            var request = cleartextRequest("http://127.0.0.1:\(unreachable.port)/json")
             request.proxyURL = "http://127.0.0.1:\(peer.port)"
             let response = try await client.send(request)
             #expect(response.status == 200)

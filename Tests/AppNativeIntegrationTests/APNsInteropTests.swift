@@ -286,10 +286,11 @@ struct APNsInteropTests {
                 // Excluded: the same recommendation sends priority 10, which is APNs's default when absent.
                 continue
             case "apns-expiration":
-                // Excluded within one second: aioapns takes a time to live and sends now + ttl;
-                // the script derives the ttl from the same absolute expiration, and the second can
-                // tick between the two readings of the clock.
-                if let mine, let reference, let a = Int64(mine), let b = Int64(reference), abs(a - b) <= 1 { continue }
+                // Excluded within a minute: aioapns takes a time to live and sends now + ttl; the
+                // script derives the ttl from the same absolute expiration, and on a loaded machine
+                // seconds can pass between the two readings of the clock (the connection is set up
+                // in between). A unit error (milliseconds, a relative value) is still far off.
+                if let mine, let reference, let a = Int64(mine), let b = Int64(reference), abs(a - b) <= 60 { continue }
             default:
                 break
             }

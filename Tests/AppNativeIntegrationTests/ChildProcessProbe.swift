@@ -13,36 +13,12 @@ struct ChildProcessProbe: Sendable {
     let pid: Int32
 
     static func find(listeningOn port: Int) throws -> ChildProcessProbe {
-        let inodes = try listeningSocketInodes(port: port)
-        guard !inodes.isEmpty else { throw FixtureFailure(description: "no socket listens on 127.0.0.1:\(port)") }
         let ourPID = getpid()
         for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
             guard let pid = Int32(entry), parentPID(of: pid) == ourPID else { continue }
-            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            for descriptor in descriptors {
-                if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"),
-                    inodes.contains(target)
-                {
-                    return ChildProcessProbe(pid: pid)
-                }
-            }
+            if LoopbackPorts.isListening(pid: pid, port: port) { return ChildProcessProbe(pid: pid) }
         }
         throw FixtureFailure(description: "no child process of \(ourPID) holds the listener on port \(port)")
-    }
-
-    /// `socket:[inode]` of every IPv4 socket listening on `port`.
-    private static func listeningSocketInodes(port: Int) throws -> Set<String> {
-        guard let table = readProcFile("/proc/net/tcp") else { throw FixtureFailure(description: "cannot read /proc/net/tcp") }
-        var inodes = Set<String>()
-        // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
-        for line in table.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 9, fields[3] == "0A",
-                let portText = fields[1].split(separator: ":").last, Int(portText, radix: 16) == port
-            else { continue }
-            inodes.insert("socket:[\(fields[9])]")
-        }
-        return inodes
     }
 
     private static func parentPID(of pid: Int32) -> Int32? {
@@ -54,22 +30,7 @@ struct ChildProcessProbe: Sendable {
         return fields.count > 1 ? Int32(fields[1]) : nil
     }
 
-    /// The whole of a /proc file. Not `String(contentsOfFile:)`: /proc files report size 0 and
-    /// Foundation then reads one page, which cuts /proc/net/tcp on a busy machine.
-    static func readProcFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            bytes += buffer[..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func readProcFile(_ path: String) -> String? { LoopbackPorts.readProcFile(path) }
 
     /// A `kB` figure of /proc/<pid>/status, in KiB (`VmHWM` peak resident, `VmRSS` resident).
     func statusKiB(_ key: String) -> Int? {
@@ -83,57 +44,67 @@ struct ChildProcessProbe: Sendable {
     var peakResidentKiB: Int { statusKiB("VmHWM") ?? -1 }
     var residentKiB: Int { statusKiB("VmRSS") ?? -1 }
 
-    var openDescriptors: Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
-    }
+    /// The process's descriptors by what they are, for leak checks.
+    struct Census: Sendable, CustomStringConvertible {
+        /// Connections accepted on the listening port (a client's, until the gateway closes it).
+        var clients: [String] = []
+        /// TCP connections to the upstream port (pooled ones may stay, up to the pool's cap).
+        var upstream: [String] = []
+        /// Everything else: listeners, files, pipes, epoll, eventfd, timerfd, signalfd.
+        var others: [String] = []
 
-    /// The open descriptors split in two: TCP connections to `remotePort` (the pooled upstream
-    /// connections a gateway may keep, up to its idle cap) and all the others (listeners, client
-    /// connections, files, pipes, epoll, eventfd).
-    func descriptors(connectedTo remotePort: Int) -> (connected: Int, others: Int) {
-        let targets = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).compactMap {
-            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        var description: String {
+            "clients \(clients.count) \(clients), upstream \(upstream.count), others \(others.count) \(others)"
         }
-        let connected = Self.connectionInodes(pid: pid, remotePort: remotePort)
-        let count = targets.filter { connected.contains($0) }.count
-        return (count, targets.count - count)
     }
 
-    /// Every descriptor and what it points at (`3 -> socket:[123]`), for failure messages.
-    var descriptorTargets: String {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
-            .map { "\($0) -> \((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "?")" }
-            .joined(separator: ", ")
-    }
-
-    /// Waits (polling, at most `limit`) until the descriptors other than connections to
-    /// `remotePort` are at most `count`; returns the last split seen. A client connection's
-    /// close is noticed asynchronously.
-    func waitForDescriptors(
-        otherThanConnectionsTo remotePort: Int, atMost count: Int, limit: Duration = .seconds(10)
-    ) -> (connected: Int, others: Int) {
-        let deadline = ContinuousClock.now + limit
-        var current = descriptors(connectedTo: remotePort)
-        while current.others > count && ContinuousClock.now < deadline {
-            usleep(20_000)
-            current = descriptors(connectedTo: remotePort)
-        }
-        return current
-    }
-
-    /// `socket:[inode]` of the process's TCP sockets (IPv4 and IPv6) whose remote port is `port`.
-    private static func connectionInodes(pid: Int32, remotePort port: Int) -> Set<String> {
-        var inodes = Set<String>()
+    /// The descriptors split by `Census`; each entry reads `fd -> target`, sockets with their
+    /// TCP addresses, so a failure shows what was left open and who the other end is.
+    func census(listeningPort: Int, upstreamPort: Int) -> Census {
+        var connections: [String: (local: Int, remote: Int, text: String)] = [:]
         for table in ["/proc/\(pid)/net/tcp", "/proc/\(pid)/net/tcp6"] {
             // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
-            for line in (readProcFile(table) ?? "").split(separator: "\n").dropFirst() {
+            for line in (Self.readProcFile(table) ?? "").split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.count > 9, let portText = fields[2].split(separator: ":").last, Int(portText, radix: 16) == port
+                guard fields.count > 9, fields[3] != "0A",
+                    let local = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
+                    let remote = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
                 else { continue }
-                inodes.insert("socket:[\(fields[9])]")
+                connections["socket:[\(fields[9])]"] = (local, remote, "\(local)->\(remote) state \(fields[3])")
             }
         }
-        return inodes
+        var census = Census()
+        let descriptors = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? [])
+            .sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
+        for descriptor in descriptors {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)") else {
+                continue  // closed while listing
+            }
+            guard let connection = connections[target] else {
+                census.others.append("\(descriptor) -> \(target)")
+                continue
+            }
+            let entry = "\(descriptor) -> \(target) \(connection.text)"
+            if connection.local == listeningPort {
+                census.clients.append(entry)
+            } else if connection.remote == upstreamPort {
+                census.upstream.append(entry)
+            } else {
+                census.others.append(entry)
+            }
+        }
+        return census
+    }
+
+    /// The census once no client connection is left (the gateway notices a client's close
+    /// asynchronously); the last one seen if that does not happen before the deadline.
+    func censusWithoutClients(listeningPort: Int, upstreamPort: Int, until isSettled: (Census) -> Bool = { _ in true }) async -> Census {
+        var current = census(listeningPort: listeningPort, upstreamPort: upstreamPort)
+        _ = await eventually(timeout: .seconds(60), pollingEvery: .milliseconds(50)) {
+            current = census(listeningPort: listeningPort, upstreamPort: upstreamPort)
+            return current.clients.isEmpty && isSettled(current)
+        }
+        return current
     }
 
     /// Gives every thread of the process the lowest CPU priority (nice 19); threads it starts
@@ -142,17 +113,5 @@ struct ChildProcessProbe: Sendable {
         for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
             if let tid = id_t(task) { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), tid, 19) }
         }
-    }
-
-    /// Waits (polling, at most `limit`) until the gateway holds at most `count` descriptors;
-    /// returns the last count seen. Closing a client connection is noticed asynchronously.
-    func waitForDescriptors(atMost count: Int, limit: Duration = .seconds(5)) -> Int {
-        let deadline = ContinuousClock.now + limit
-        var current = openDescriptors
-        while current > count && ContinuousClock.now < deadline {
-            usleep(20_000)
-            current = openDescriptors
-        }
-        return current
     }
 }

@@ -7,8 +7,6 @@ import Testing
 /// gateway's `/.auth/verify`, with the identity headers copied onto the upstream request.
 @Suite("Forward-auth behind nginx and Caddy", .serialized)
 struct ForwardAuthTests {
-    static func freePort() throws -> Int { try ListeningProbe().port }
-
     struct Front {
         let child: ChildProcess
         let port: Int
@@ -47,43 +45,44 @@ struct ForwardAuthTests {
     static func startCaddy(gatewayPort: Int, upstreamPort: Int) async throws -> Front {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caddy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let port = try freePort()
-        let caddyfile = """
-            {
-              admin off
-              auto_https off
-              storage file_system \(directory.path)
+        let log = directory.appendingPathComponent("caddy.log").path
+        do {
+            // Caddy cannot report a port it chose: started on a free one, again on another if it loses it.
+            let (child, ports) = try await LoopbackPorts.start(
+                "caddy", ports: 1, explain: { (try? String(contentsOfFile: log, encoding: .utf8)).map { String($0.suffix(2000)) } ?? "" }
+            ) { ports in
+                let caddyfile = """
+                    {
+                      admin off
+                      auto_https off
+                      storage file_system \(directory.path)
+                    }
+                    http://127.0.0.1:\(ports[0]) {
+                      route {
+                        # A header the gateway does not send (no roles) would otherwise pass as the client sent it.
+                        request_header -X-AppNative-User-Id
+                        request_header -X-AppNative-User-Email
+                        request_header -X-AppNative-User-Roles
+                        forward_auth 127.0.0.1:\(gatewayPort) {
+                          uri /.auth/verify
+                          copy_headers X-AppNative-User-Id X-AppNative-User-Email X-AppNative-User-Roles
+                        }
+                        reverse_proxy 127.0.0.1:\(upstreamPort)
+                      }
+                    }
+                    """
+                try caddyfile.write(to: directory.appendingPathComponent("Caddyfile"), atomically: true, encoding: .utf8)
+                return try ChildProcess(
+                    ["/usr/bin/caddy", "run", "--adapter", "caddyfile", "--config", directory.appendingPathComponent("Caddyfile").path],
+                    environment: ["HOME": directory.path, "XDG_DATA_HOME": directory.path, "XDG_CONFIG_HOME": directory.path, "PATH": "/usr/bin:/bin"],
+                    stderrFile: log
+                )
             }
-            http://127.0.0.1:\(port) {
-              route {
-                # A header the gateway does not send (no roles) would otherwise pass as the client sent it.
-                request_header -X-AppNative-User-Id
-                request_header -X-AppNative-User-Email
-                request_header -X-AppNative-User-Roles
-                forward_auth 127.0.0.1:\(gatewayPort) {
-                  uri /.auth/verify
-                  copy_headers X-AppNative-User-Id X-AppNative-User-Email X-AppNative-User-Roles
-                }
-                reverse_proxy 127.0.0.1:\(upstreamPort)
-              }
-            }
-            """
-        try caddyfile.write(to: directory.appendingPathComponent("Caddyfile"), atomically: true, encoding: .utf8)
-        let child = try ChildProcess(
-            ["/usr/bin/caddy", "run", "--adapter", "caddyfile", "--config", directory.appendingPathComponent("Caddyfile").path],
-            environment: ["HOME": directory.path, "XDG_DATA_HOME": directory.path, "XDG_CONFIG_HOME": directory.path, "PATH": "/usr/bin:/bin"],
-            stderrFile: directory.appendingPathComponent("caddy.log").path
-        )
-        try await waitUntilListening(port)
-        return Front(child: child, port: port, directory: directory)
-    }
-
-    static func waitUntilListening(_ port: Int) async throws {
-        for _ in 0..<200 {
-            if (try? RawHTTPClient(port: port, timeout: .seconds(1))) != nil { return }
-            try await Task.sleep(for: .milliseconds(25))
+            return Front(child: child, port: ports[0], directory: directory)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
-        throw ChildProcess.Failure(description: "front proxy did not listen on \(port)")
     }
 
     @Test("nginx auth_request and Caddy forward_auth: 401 without credential, identity headers with a token", arguments: ["nginx", "caddy"])

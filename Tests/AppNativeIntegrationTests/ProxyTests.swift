@@ -122,11 +122,10 @@ struct ProxyTests {
 
     @Test("upstream down: 502; too slow: 504; both with a JSON detail")
     func upstreamFailures() async throws {
-        let closedPort = try await blocking { () -> Int in
-            let socket = try ListeningProbe()
-            return socket.port
-        }
-        let down = try await GatewayProcess.start(environment: ProxyFixture.publicEnvironment(["UPSTREAM_URL": "http://127.0.0.1:\(closedPort)"]))
+        // Held for the whole test, so nothing else can start listening there.
+        let closed = try ClosedLoopbackPort()
+        defer { withExtendedLifetime(closed) {} }
+        let down = try await GatewayProcess.start(environment: ProxyFixture.publicEnvironment(["UPSTREAM_URL": "http://127.0.0.1:\(closed.port)"]))
         defer { down.stop() }
         let downPort = down.port
         let refused = try await blocking { try RawHTTPClient.get(port: downPort, "/") }
@@ -143,14 +142,17 @@ struct ProxyTests {
 
     @Test("the upstream response timeout starts when the request is sent, not while a slow upload runs")
     func slowUploadIsNotCutByResponseTimeout() async throws {
-        let fixture = try await ProxyFixture.start(["UPSTREAM_RESPONSE_TIMEOUT": "0.5"])
+        // The upload takes longer than the timeout (the pauses are lower bounds, which is what
+        // the test needs); the timeout leaves a loaded upstream ample time to echo once the
+        // body is complete.
+        let fixture = try await ProxyFixture.start(["UPSTREAM_RESPONSE_TIMEOUT": "2"])
         defer { fixture.stop() }
         let port = fixture.port
         let response = try await blocking { () -> RawHTTPClient.Response in
             let client = try RawHTTPClient(port: port)
             try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\n")
             for byte in "abcdef" {
-                usleep(250_000)
+                usleep(500_000)
                 try client.send(String(byte))
             }
             return try client.readResponse(to: "POST")
@@ -230,12 +232,20 @@ struct ProxyTests {
     func gracefulShutdown() async throws {
         let fixture = try await ProxyFixture.start()
         defer { fixture.upstream.stop() }
-        let port = fixture.port
+        let (port, upstreamPort) = (fixture.port, fixture.upstream.port)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group -> [Int] in
             for _ in 0..<50 {
-                group.addTask { try await blocking { try RawHTTPClient.get(port: port, "/slow?s=1").status } }
+                group.addTask { try await blocking { try RawHTTPClient.get(port: port, "/slow?s=3").status } }
             }
-            try await Task.sleep(for: .milliseconds(400))
+            // SIGTERM once all 50 reached the upstream (asked directly), so every one is in flight
+            // in the gateway: none may be lost in the drain.
+            var slowSeen = 0
+            let allInFlight = await eventually(pollingEvery: .milliseconds(50)) {
+                let count = try? await blocking { try ProxyFixture.echo(RawHTTPClient.get(port: upstreamPort, "/count"))["slow"] as? Int }
+                slowSeen = count ?? slowSeen
+                return slowSeen >= 50
+            }
+            #expect(allInFlight, "the upstream saw \(slowSeen) of the 50 requests")
             let exit = await fixture.gateway.terminate()
             #expect(exit == 0)
             var all = [Int]()
@@ -257,22 +267,6 @@ struct ProxyTests {
             return try client.readResponse()
         }
         #expect(response.status == 408)
-    }
-}
-
-/// A port nobody listens on: bind, read the port, close.
-struct ListeningProbe {
-    let port: Int
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        close(fd)
     }
 }
 

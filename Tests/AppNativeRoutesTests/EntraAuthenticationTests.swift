@@ -23,7 +23,7 @@ import Testing
         let reached = Locked(false)
         callbacks.registerDevice = { _, _ in reached.withLock { $0 = true } }
         let server = try HTTPServer(
-            configuration: ServerConfiguration(listenAddress: try SocketAddress(parsing: "127.0.0.1:0"), eventLoops: 1),
+            configuration: try patientConfiguration(),
             metrics: MetricsRegistry(), logger: .disabled
         ) { _ in NativeRoutesHandler(authentication: authentication, callbacks: callbacks, logger: .disabled) }
         server.start()

@@ -252,7 +252,7 @@ import Testing
                 let thread = Thread {
                     continuation.resume(with: Result {
                         // The same long wait as `send`: the handler's hook needs a concurrency-pool thread.
-                        let client = try RawHTTPClient(port: port, timeout: .seconds(120))
+                        let client = try RawHTTPClient(port: port, timeout: patience)
                         try client.send(
                             "POST /api/devices HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nTransfer-Encoding: chunked\r\n\r\n"
                                 + "14\r\n{\"device_id\":\"d1\",  \r\n14\r\n\"user_email\":null}  \r\n0\r\n\r\n")
@@ -327,7 +327,7 @@ import Testing
         }
         let recorder = Recorder()
         let server = try HTTPServer(
-            configuration: ServerConfiguration(listenAddress: try SocketAddress(parsing: "127.0.0.1:0"), eventLoops: 1),
+            configuration: try patientConfiguration(),
             metrics: MetricsRegistry(), logger: .disabled
         ) { _ in
             NativeRoutesHandler(prefix: "/native", authentication: testAuthentication, callbacks: recordingCallbacks(recorder), fallback: Teapot())

@@ -80,6 +80,22 @@ func recordingCallbacks(
     return callbacks
 }
 
+/// How long a test's client and server wait for each other. The handler's hooks and callbacks
+/// need a concurrency-pool thread, which other suites can hold for minutes in a full parallel
+/// run on a loaded machine: a guard against a hang, far longer than any such stall, not a
+/// timing the tests rely on (none of them tests a timeout).
+let patience: Duration = .seconds(600)
+
+/// A server configuration on 127.0.0.1:0 whose head, body and write timeouts are `patience`:
+/// a request whose handler waits for the pool must not be answered 408.
+func patientConfiguration() throws -> ServerConfiguration {
+    var configuration = ServerConfiguration(listenAddress: try SocketAddress(parsing: "127.0.0.1:0"), eventLoops: 1)
+    configuration.headerTimeout = patience
+    configuration.bodyIdleTimeout = patience
+    configuration.writeTimeout = patience
+    return configuration
+}
+
 /// A real `HTTPServer` on 127.0.0.1:0 serving a `NativeRoutesHandler`, shut down after `body`.
 func withRoutes<T>(
     authentication: NativeAuthentication<String> = testAuthentication,
@@ -90,7 +106,7 @@ func withRoutes<T>(
     _ body: (Int) async throws -> T
 ) async throws -> T {
     let server = try HTTPServer(
-        configuration: ServerConfiguration(listenAddress: try SocketAddress(parsing: "127.0.0.1:0"), eventLoops: 1),
+        configuration: try patientConfiguration(),
         metrics: MetricsRegistry(),
         logger: .disabled
     ) { _ in
@@ -108,10 +124,8 @@ func send(
 ) async throws -> RawHTTPClient.Response {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
-            // A long timeout: in a full parallel run other suites can hold the concurrency pool's
-            // few threads for many seconds, and the handler's callbacks wait for one.
             continuation.resume(with: Result {
-                try RawHTTPClient.request(port: port, method: method, target, headers: headers, body: body, timeout: .seconds(120))
+                try RawHTTPClient.request(port: port, method: method, target, headers: headers, body: body, timeout: patience)
             })
         }
         thread.start()

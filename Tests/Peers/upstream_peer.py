@@ -11,7 +11,7 @@ HTTP routes (any method):
   /reset          sends a head and part of a body, then resets the connection
   /big?n=N        N bytes of body with Content-Length
   /status/N       status N with a JSON body
-  /count          how many TCP connections this peer accepted so far
+  /count          how many TCP connections this peer accepted, and /slow requests it received, so far
   /test-jwks      the JWKS document given with --jwks FILE (a stand-in for Entra's key endpoint)
   /authz/allow    an authorization hook that allows (X-Authz-User-Id: backend-42; echoes the user header)
   /authz/bad-names  one that allows with X-Authz-* names that are not tokens (space, tab, "(", "/",
@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, urlsplit
 release = threading.Event()
 JWKS = None
 accepted = [0]
+slow_started = [0]
 authz_calls = [0]
 lock = threading.Lock()
 
@@ -130,6 +131,8 @@ class Handler(BaseHTTPRequestHandler):
             release.set()
             self.send(200, b"{}")
         elif url.path == "/slow":
+            with lock:
+                slow_started[0] += 1
             time.sleep(float(query.get("s", ["5"])[0]))
             self.send(200, b'{"slow":true}')
         elif url.path == "/reset":
@@ -176,7 +179,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(500, b"{}")
         elif url.path == "/count":
             with lock:
-                self.send(200, json.dumps({"accepted": accepted[0]}).encode())
+                self.send(200, json.dumps({"accepted": accepted[0], "slow": slow_started[0]}).encode())
         else:
             self.send(404, b'{"detail":"Not Found"}')
 

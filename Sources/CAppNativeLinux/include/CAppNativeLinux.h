@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <spawn.h>
 
 // epoll: events are EPOLLIN/EPOLLOUT/EPOLLRDHUP/EPOLLERR/EPOLLHUP, edge-triggered when requested.
 int appnative_epoll_create(void);
@@ -72,6 +73,9 @@ long appnative_peak_rss_kib(void);
 long appnative_current_rss_kib(void);
 /// Number of open file descriptors in /proc/self/fd.
 int appnative_open_fd_count(void);
+/// posix_spawn_file_actions_addclosefrom_np: the spawned child closes every descriptor from
+/// `lowest` up, so it inherits none the parent opened without close-on-exec.
+int appnative_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
 // Names the calling thread (at most 15 bytes are kept) for top -H, perf and crash reports.
 void appnative_set_thread_name(const char *name);

@@ -109,22 +109,3 @@ func withFixturePeer<Result>(
     defer { peer.stop() }
     return try await body(peer)
 }
-
-/// A loopback port nothing listens on: bound by the kernel's choice, then closed again.
-func closedLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw FixturePeer.StartFailed(description: "socket failed: \(errno)") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-        }
-    }
-    guard bound else { throw FixturePeer.StartFailed(description: "bind failed: \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}

@@ -33,13 +33,3 @@ func jsonObject(_ body: [UInt8]) throws -> [String: Any] {
     }
     return object
 }
-
-/// Waits, in bounded steps, until `condition` holds; returns whether it did. Not a timing
-/// assertion: the bound only keeps a broken build from hanging.
-func eventually(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

@@ -6,8 +6,8 @@ import Testing
 /// nginx (installed by `scripts/install-deps.sh`) serving HTTP/2: over TLS with ALPN on one
 /// port and as cleartext h2c (prior knowledge only) on another, both on 127.0.0.1.
 ///
-/// nginx cannot report a port the kernel chose, so the ports are picked by binding port 0 and
-/// closing it again; a start that loses that race is retried. Every response carries
+/// nginx cannot report a port the kernel chose, so it is started on ports found free, and again
+/// on new ones when it loses one of them to another process (`LoopbackPorts.start`). Every response carries
 /// `X-Peer-Port` (`$remote_port`), which shows whether requests shared one connection.
 final class NginxPeer: Sendable {
     let tlsPort: Int
@@ -24,44 +24,44 @@ final class NginxPeer: Sendable {
     }
 
     static func start(certificates: TestCertificates) async throws -> NginxPeer {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try NginxPeer.startBlocking(certificates: certificates) })
-            }
-        }
-    }
-
-    private static func startBlocking(certificates: TestCertificates) throws -> NginxPeer {
-        var lastError: any Error = StartFailed(description: "nginx did not start")
-        for _ in 0..<3 {
-            do {
-                return try NginxPeer(certificates: certificates)
-            } catch {
-                lastError = error
-            }
-        }
-        throw lastError
-    }
-
-    private init(certificates: TestCertificates) throws {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("appnative-client-nginx-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        self.folder = folder
-        var isStarted = false
-        defer { if !isStarted { try? FileManager.default.removeItem(at: folder) } }
-        let root = folder.appendingPathComponent("www")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try Data(repeating: 0x61, count: 2 * 1024 * 1024).write(to: root.appendingPathComponent("big"))
-        try Data(#"{"ok":true}"#.utf8).write(to: root.appendingPathComponent("json"))
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let root = folder.appendingPathComponent("www")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try Data(repeating: 0x61, count: 2 * 1024 * 1024).write(to: root.appendingPathComponent("big"))
+            try Data(#"{"ok":true}"#.utf8).write(to: root.appendingPathComponent("json"))
+            let log = folder.appendingPathComponent("error.log").path
+            let (child, ports) = try await LoopbackPorts.start(
+                "nginx", ports: 2, explain: { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+            ) { ports in
+                let configurationFile = folder.appendingPathComponent("nginx.conf").path
+                try configuration(folder: folder, root: root, tlsPort: ports[0], cleartextPort: ports[1], certificates: certificates)
+                    .write(toFile: configurationFile, atomically: true, encoding: .utf8)
+                return try ChildProcess(
+                    [Self.executable, "-p", folder.path, "-e", "stderr", "-c", configurationFile], stderrFile: log)
+            }
+            return NginxPeer(tlsPort: ports[0], cleartextPort: ports[1], child: child, folder: folder)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+    }
 
-        tlsPort = try closedLoopbackPort()
-        cleartextPort = try closedLoopbackPort()
+    private init(tlsPort: Int, cleartextPort: Int, child: ChildProcess, folder: URL) {
+        self.tlsPort = tlsPort
+        self.cleartextPort = cleartextPort
+        self.child = child
+        self.folder = folder
+    }
+
+    private static func configuration(folder: URL, root: URL, tlsPort: Int, cleartextPort: Int, certificates: TestCertificates) -> String {
         let locations = """
                 root \(root.path);
                 location / { add_header X-Peer-Port $remote_port always; default_type application/json; }
             """
-        let configuration = """
+        return """
             daemon off;
             master_process off;
             worker_processes 1;
@@ -87,14 +87,6 @@ final class NginxPeer: Sendable {
                 }
             }
             """
-        let configurationFile = folder.appendingPathComponent("nginx.conf").path
-        try configuration.write(toFile: configurationFile, atomically: true, encoding: .utf8)
-        child = try ChildProcess([Self.executable, "-p", folder.path, "-e", "stderr", "-c", configurationFile])
-        guard Self.waitUntilAccepting(ports: [tlsPort, cleartextPort]) else {
-            child.kill()
-            throw StartFailed(description: "nginx did not listen on \(tlsPort) and \(cleartextPort)")
-        }
-        isStarted = true
     }
 
     func url(_ path: String, tls: Bool = true) -> String {
@@ -105,30 +97,6 @@ final class NginxPeer: Sendable {
     func stop() {
         child.kill()
         try? FileManager.default.removeItem(at: folder)
-    }
-
-    /// Polls with `connect` until every port accepts; a bounded readiness wait, not a timing check.
-    private static func waitUntilAccepting(ports: [Int]) -> Bool {
-        for _ in 0..<500 {
-            if ports.allSatisfy(isAccepting) { return true }
-            usleep(10_000)
-        }
-        return false
-    }
-
-    private static func isAccepting(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
     }
 }
 
