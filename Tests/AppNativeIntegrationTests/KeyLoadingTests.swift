@@ -48,11 +48,10 @@ struct KeyLoadingTests {
         let failedDownloads = try await Self.keyDownloads(jwksPort)
         #expect(failedDownloads >= 1)
         _ = try await blocking { try RawHTTPClient.get(port: jwksPort, "/release") }
-        let deadline = ContinuousClock.now + .seconds(60)
         var status = notReady.status
-        while status != 200, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            status = try await blocking { try RawHTTPClient.get(port: adminPort, "/readyz") }.status
+        _ = await eventually(timeout: .seconds(60), pollingEvery: .milliseconds(100)) {
+            status = (try? await blocking { try RawHTTPClient.get(port: adminPort, "/readyz") })?.status ?? status
+            return status == 200
         }
         #expect(status == 200, "not ready within 60 s: \(gateway.logs.suffix(1500))")
         // At least three failures, then one success.

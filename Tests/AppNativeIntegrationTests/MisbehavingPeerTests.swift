@@ -285,12 +285,10 @@ struct MisbehavingPeerTests {
         let fixture = try await MisbehavingFixture.start(jwks: "jwks-fail-first", peerArguments: ["--jwks-failures", "3"], protected: true)
         defer { fixture.stop() }
         let adminPort = fixture.gateway.adminPort
-        let deadline = ContinuousClock.now + .seconds(60)
         var status = 0
-        while ContinuousClock.now < deadline {
+        _ = await eventually(timeout: .seconds(60), pollingEvery: .milliseconds(250)) {
             status = (try? await blocking { try RawHTTPClient.get(port: adminPort, "/readyz").status }) ?? 0
-            if status == 200 { break }
-            try await Task.sleep(for: .milliseconds(500))
+            return status == 200
         }
         let fetches = try await fixture.received().counts["/fault/jwks-fail-first"] ?? 0
         #expect(status == 200, "/readyz still \(status) after 60 s; the key server was asked \(fetches) times")
@@ -530,10 +528,7 @@ final class MisbehavingFixture: Sendable {
             var headers = goodHeaders
             headers["X-Request-Id"] = sentinel
             _ = try? await get(goodHeaders.isEmpty ? "/public/sentinel" : "/sentinel", headers: headers)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while accessLog.line(sentinel) == nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            _ = await eventually(timeout: .seconds(5), pollingEvery: .milliseconds(50)) { accessLog.line(sentinel) != nil }
             if let line = accessLog.line(requestID) { return line }
             try await Task.sleep(for: .milliseconds(250))
         }
