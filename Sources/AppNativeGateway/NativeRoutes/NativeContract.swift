@@ -37,6 +37,31 @@ enum NativeContract {
         }
     }
 
+    /// Whether a `Content-Type` makes the reference read a body as JSON: `application/json` or
+    /// `application/<subtype>+json`, parameters ignored (FastAPI's rule). Anything else, a missing
+    /// field included, leaves the body as bytes, which no request model accepts.
+    static func isJSONMediaType(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let beforeParameters = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let mediaType = String(beforeParameters.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+            .lowercased()
+        let parts = mediaType.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == "application" else { return false }
+        return parts[1] == "json" || (parts[1].hasSuffix("+json") && parts[1].count > "+json".count)
+    }
+
+    /// The 422 for a body that did not arrive as JSON: the model met bytes, not an object.
+    static func notJSON(body: [UInt8]) -> MediatedAnswer {
+        let issue: JSONValue = [
+            "type": "model_attributes_type",
+            "loc": ["body"],
+            "msg": "Input should be a valid dictionary or object to extract fields from",
+            "input": .string(String(decoding: body, as: UTF8.self)),
+        ]
+        let detail: JSONValue = ["detail": [issue]]
+        return .json(status: 422, JSONSerializer.serialize(detail))
+    }
+
     /// The feed re-serialized by the models with its invalid entries dropped; `nil` when it is
     /// not a feed at all (not JSON, or a broken envelope).
     static func feed(_ route: NativeRoute, upstreamBody: [UInt8]) -> Feed? {

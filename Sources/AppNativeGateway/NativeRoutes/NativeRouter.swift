@@ -55,8 +55,10 @@ final class NativeRouter {
                 return nil
             }
             let metrics = metrics
+            // As the reference: a body not sent as JSON is read (up to the cap) and refused whole.
+            let isJSON = NativeContract.isJSONMediaType(exchange.request.headers.first("Content-Type"))
             mediation.requestBody = JSONEventFilter(maxBytes: maxBytes) { body in
-                let refusal = NativeContract.validateRequest(route, body: body)
+                let refusal = isJSON ? NativeContract.validateRequest(route, body: body) : NativeContract.notJSON(body: body)
                 if let refusal { metrics.rejected(route, status: refusal.status) }
                 return refusal
             }
