@@ -16,6 +16,7 @@ import Testing
         ("2026-09-24T08:00:00.123456789Z", "2026-09-24T08:00:00.123456Z"),
         ("2024-02-29T00:00:00Z", "2024-02-29T00:00:00Z"),
         ("2026-09-24 08:00:00z", "2026-09-24T08:00:00Z"),
+        ("2026-09-24T08:00:00+0200", "2026-09-24T08:00:00+02:00"),
     ])
     func parsesAndWrites(_ input: String, _ expected: String) {
         #expect(Timestamp(iso8601: input)?.iso8601 == expected, "\(input)")
@@ -24,6 +25,8 @@ import Testing
     @Test(arguments: [
         "2026-02-29T00:00:00Z", "2026-13-01", "2026-09-24T24:00:00Z", "2026-09-24T08:60:00Z", "26-09-24",
         "2026-09-24T08:00:00+24:00", "2026-09-24T08:00:00.Z", "2026-09-24X08:00", "", "2026-09-24T08:00:00Zjunk",
+        // The reference requires an offset's minutes.
+        "2026-09-24T08:00:00+02", "2026-09-24T08:00:00-05", "2026-09-24T08:00:00+02:0",
     ])
     func refusesMalformed(_ input: String) {
         #expect(Timestamp(iso8601: input) == nil, "\(input)")

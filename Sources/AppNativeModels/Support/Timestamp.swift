@@ -125,13 +125,11 @@ public struct Timestamp: Sendable, Hashable, CustomStringConvertible {
             } else if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
                 let sign = bytes[position] == UInt8(ascii: "-") ? -1 : 1
                 position += 1
+                // `±HH:MM` or `±HHMM`, as the reference's parser (speedate) reads offsets: the
+                // minutes are required, so `+02` alone is refused.
                 guard let offsetHours = digits(2) else { return nil }
-                var offsetMinutes = 0
-                if position < bytes.count {
-                    _ = expect(UInt8(ascii: ":"))
-                    guard let m = digits(2) else { return nil }
-                    offsetMinutes = m
-                }
+                _ = expect(UInt8(ascii: ":"))
+                guard let offsetMinutes = digits(2) else { return nil }
                 guard offsetHours < 24, offsetMinutes < 60 else { return nil }
                 offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
             }
