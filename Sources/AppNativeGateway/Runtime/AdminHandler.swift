@@ -10,14 +10,14 @@ final class AdminHandler: HTTPExchangeHandler {
     private let metrics: MetricsRegistry
     private let isReady: @Sendable () -> Bool
     private let push: PushAPI?
-    /// Push requests waiting for their results, by ticket: only the ticket crosses threads.
-    private var waiting: [Int: HTTPExchange] = [:]
-    private var nextTicket = 0
+    /// Push requests waiting for their results.
+    private let pushes: OffLoopWait<Void>
 
     /// Whether `/healthz`, `/readyz` and `/metrics` are served (not on a push-only listener).
     private let servesAdminRoutes: Bool
 
-    init(metrics: MetricsRegistry, isReady: @escaping @Sendable () -> Bool, push: PushAPI? = nil, servesAdminRoutes: Bool = true) {
+    init(loop: EventLoop, metrics: MetricsRegistry, isReady: @escaping @Sendable () -> Bool, push: PushAPI? = nil, servesAdminRoutes: Bool = true) {
+        pushes = OffLoopWait(loop: loop)
         self.metrics = metrics
         self.isReady = isReady
         self.push = push
@@ -66,16 +66,12 @@ final class AdminHandler: HTTPExchangeHandler {
         let authorization = exchange.request.headers.first("Authorization")
         var body: [UInt8] = []
         var isOverLimit = false
-        let loop = exchange.loop
-        let handler = LoopBound(self, on: loop)
-        nextTicket += 1
-        let ticket = nextTicket
-        waiting[ticket] = exchange
-        let run: () -> Void = {
+        let run: () -> Void = { [weak self] in
             let received = isOverLimit ? [UInt8](repeating: 0, count: PushAPI.maxBodyBytes + 1) : body
-            Task {
-                let response = await api.handle(method: method, path: path, authorization: authorization, body: received)
-                loop.execute { handler.value.finishPush(ticket: ticket, response) }
+            self?.pushes.wait(exchange, with: (), for: {
+                await api.handle(method: method, path: path, authorization: authorization, body: received)
+            }) { [weak self] exchange, _, response in
+                self?.finishPush(exchange, response)
             }
         }
         guard exchange.hasRequestBody else {
@@ -95,8 +91,7 @@ final class AdminHandler: HTTPExchangeHandler {
         exchange.readBody()
     }
 
-    private func finishPush(ticket: Int, _ response: PushAPI.Response) {
-        guard let exchange = waiting.removeValue(forKey: ticket), !exchange.isAborted else { return }
+    private func finishPush(_ exchange: HTTPExchange, _ response: PushAPI.Response) {
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         if response.status == 401 { headers.add(name: "WWW-Authenticate", value: "Bearer") }
         exchange.respond(status: response.status, headers: headers, body: JSONSerializer.serialize(.object(response.body)))

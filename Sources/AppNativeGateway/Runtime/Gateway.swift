@@ -81,6 +81,7 @@ public final class Gateway: Sendable {
                 loop: loop, configuration: configuration.native, metrics: nativeMetrics, registry: metrics, logger: logger
             )
             return GatewayHandler(
+                loop: loop,
                 proxy: proxy,
                 native: native,
                 appSiteAssociation: appSiteAssociation,
@@ -98,15 +99,15 @@ public final class Gateway: Sendable {
             push = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
         }
         let ownListener = configuration.push.listenAddress
-        admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] _ in
+        admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] loop in
             // Ready once the tenant's keys are loaded: before that every token would get 503.
-            AdminHandler(metrics: metrics, isReady: { verifier.keys.isLoaded }, push: ownListener == nil ? push : nil)
+            AdminHandler(loop: loop, metrics: metrics, isReady: { verifier.keys.isLoaded }, push: ownListener == nil ? push : nil)
         }
         if let push, let ownListener {
             var pushConfiguration = ServerConfiguration(listenAddress: ownListener, eventLoops: 1)
             pushConfiguration.maxConnections = 1024
-            pushServer = try HTTPServer(configuration: pushConfiguration, metrics: MetricsRegistry(), logger: logger) { _ in
-                AdminHandler(metrics: metrics, isReady: { true }, push: push, servesAdminRoutes: false)
+            pushServer = try HTTPServer(configuration: pushConfiguration, metrics: MetricsRegistry(), logger: logger) { loop in
+                AdminHandler(loop: loop, metrics: metrics, isReady: { true }, push: push, servesAdminRoutes: false)
             }
         } else {
             pushServer = nil

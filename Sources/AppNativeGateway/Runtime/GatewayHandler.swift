@@ -15,11 +15,9 @@ final class GatewayHandler: HTTPExchangeHandler {
     private let settings: IdentitySettings
     private let metrics: IdentityMetrics
     private let logger: Logger
-    /// Exchanges waiting for a key reload, by ticket (loop-owned).
-    private var waiting: [Int: (HTTPExchange, Admission)] = [:]
-    private var nextTicket = 0
-    /// Exchanges waiting for the authorization hook, by ticket (loop-owned).
-    private var waitingForHook: [Int: (HTTPExchange, Admitted)] = [:]
+    /// Exchanges waiting for a key reload, and for the authorization hook (loop-owned).
+    private let keyReloads: OffLoopWait<Admission>
+    private let hookCalls: OffLoopWait<Admitted>
 
     /// Where a request goes once authenticated, decided by `serve` before its credentials are
     /// looked at and carried through authentication (and authorization). The steps are methods
@@ -51,6 +49,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     private let openAPIDocument: [UInt8]
 
     init(
+        loop: EventLoop,
         proxy: ProxyHandler,
         native: NativeRouter,
         appSiteAssociation: [UInt8]?,
@@ -60,6 +59,8 @@ final class GatewayHandler: HTTPExchangeHandler {
         logger: Logger
     ) {
         self.proxy = proxy
+        keyReloads = OffLoopWait(loop: loop)
+        hookCalls = OffLoopWait(loop: loop)
         self.native = native
         self.appSiteAssociation = appSiteAssociation
         self.openAPIDocument = openAPIDocument
@@ -173,22 +174,12 @@ final class GatewayHandler: HTTPExchangeHandler {
             apply(decision, exchange, admitted)
             return
         }
-        nextTicket += 1
-        let ticket = nextTicket
-        waitingForHook[ticket] = (exchange, admitted)
-        let handler = LoopBound(self, on: exchange.loop)
-        let loop = exchange.loop
         let fields = identityHeaders(identity).map { HTTPHeaderField(name: $0.name, value: $0.value) }
         let objectID = identity.user.objectID
-        Task {
-            let decision = await hook.decide(for: objectID, identityHeaders: fields)
-            loop.execute { handler.value.resumeHook(ticket: ticket, with: decision) }
+        hookCalls.wait(exchange, with: admitted, for: { await hook.decide(for: objectID, identityHeaders: fields) }) {
+            [weak self] exchange, admitted, decision in
+            self?.apply(decision, exchange, admitted)
         }
-    }
-
-    private func resumeHook(ticket: Int, with decision: AuthorizationHook.Decision) {
-        guard let (exchange, admitted) = waitingForHook.removeValue(forKey: ticket), !exchange.isAborted else { return }
-        apply(decision, exchange, admitted)
     }
 
     private func apply(_ decision: AuthorizationHook.Decision, _ exchange: HTTPExchange, _ admitted: Admitted) {
@@ -256,23 +247,13 @@ final class GatewayHandler: HTTPExchangeHandler {
             // continue on it. The exchange and its continuation stay in this loop's table; only
             // a ticket number and the outcome cross threads.
             metrics.waits.increment()
-            nextTicket += 1
-            let ticket = nextTicket
-            waiting[ticket] = (exchange, admission)
-            let handler = LoopBound(self, on: exchange.loop)
-            let loop = exchange.loop
             let authenticator = settings.authenticator
-            Task {
-                let resolved = await authenticator.authenticate(token: token)
-                loop.execute { handler.value.resume(ticket: ticket, with: resolved) }
+            keyReloads.wait(exchange, with: admission, for: { await authenticator.authenticate(token: token) }) {
+                [weak self] exchange, admission, resolved in
+                self?.finish(resolved, exchange, admission)
             }
             return
         }
-        finish(outcome, exchange, admission)
-    }
-
-    private func resume(ticket: Int, with outcome: AuthenticationOutcome) {
-        guard let (exchange, admission) = waiting.removeValue(forKey: ticket), !exchange.isAborted else { return }
         finish(outcome, exchange, admission)
     }
 
