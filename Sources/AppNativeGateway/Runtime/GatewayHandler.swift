@@ -2,6 +2,7 @@ import AppNativeAuth
 import AppNativeClient
 import AppNativeCore
 import AppNativeHTTP
+import AppNativeJSON
 import AppNativeProxy
 import AppNativeRoutes
 import AppNativeServer
@@ -15,6 +16,9 @@ final class GatewayHandler: HTTPExchangeHandler {
     private let settings: IdentitySettings
     private let metrics: IdentityMetrics
     private let logger: Logger
+    /// Identity header blocks and `Set-Cookie` fields of repeated identities (loop-owned).
+    private var renderedIdentities: RenderedIdentities
+    private let crossSite: CrossSiteRules
     /// Exchanges waiting for a key reload, and for the authorization hook (loop-owned).
     private let keyReloads: OffLoopWait<Admission>
     private let hookCalls: OffLoopWait<Admitted>
@@ -59,6 +63,8 @@ final class GatewayHandler: HTTPExchangeHandler {
         logger: Logger
     ) {
         self.proxy = proxy
+        renderedIdentities = RenderedIdentities(settings: settings)
+        crossSite = CrossSiteRules(allowedOrigins: settings.allowedOrigins)
         keyReloads = OffLoopWait(loop: loop)
         hookCalls = OffLoopWait(loop: loop)
         self.native = native
@@ -91,7 +97,7 @@ final class GatewayHandler: HTTPExchangeHandler {
             serveEndpoint(String(path.dropFirst(settings.authPathPrefix.count)), exchange)
             return
         }
-        if isPreflight(exchange.request) {
+        if crossSite.isPreflight(exchange.request) {
             forwardAnonymous(exchange)
             return
         }
@@ -121,7 +127,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .endpoint(let endpoint):
             answer(endpoint, exchange, identity, refreshesCookie: refreshesCookie)
         case .upstream(let path, let nativeRoute):
-            guard originAllowed(exchange, identity: identity) else {
+            guard crossSite.allowsCredentialedRequest(exchange.request, method: identity.method) else {
                 metrics.outcome("rejected", reason: "origin")
                 exchange.respondJSONError(status: 403, detail: "Origin not allowed")
                 return
@@ -279,69 +285,14 @@ final class GatewayHandler: HTTPExchangeHandler {
         exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
     }
 
-    /// What a repeated identity sends, rendered once (loop-owned): its identity header block with
-    /// the `exp` of the assertion inside, and its `Set-Cookie` with the second it was built in. A
-    /// repeated token or cookie then costs one dictionary lookup here instead of percent-encoding,
-    /// JSON, base64, HMAC and two field checks. The identity block is rebuilt once the assertion
-    /// is no longer reusable (the signer's rule: more than half its life left); the cookie when
-    /// the second changes (`iat` has one-second resolution, contract/auth.md §8.2).
-    private struct RenderedIdentity {
-        var identity: HTTPHeaders
-        var assertionExpiresAt: Double
-        var cookieSecond: Int64 = .min
-        var setCookie = HTTPHeaders()
-    }
-
-    private var renderedIdentities: [VerifiedIdentity: RenderedIdentity] = [:]
-    private static let renderedIdentityLimit = 10_000
-
     /// The identity headers for the upstream, and the `Set-Cookie` field for the client when
     /// `issuingCookie` and sessions are configured (else empty).
     private func rendered(_ identity: VerifiedIdentity, issuingCookie: Bool) -> (identity: HTTPHeaders, setCookie: HTTPHeaders) {
-        var changed = false
-        var entry: RenderedIdentity
-        if let found = renderedIdentities[identity], settings.assertions.isReusable(expiringAt: found.assertionExpiresAt) {
-            entry = found
-        } else {
-            entry = render(identity)
-            changed = true
-        }
-        var setCookie = HTTPHeaders()
-        if issuingCookie, let cookies = settings.authenticator.cookies {
-            let second = cookies.currentSecond
-            if entry.cookieSecond != second {
-                entry.cookieSecond = second
-                entry.setCookie = ["Set-Cookie": cookies.setCookieHeader(for: identity.user)]
-                changed = true
-            }
-            setCookie = entry.setCookie
-        }
-        if changed {
-            if renderedIdentities.count >= Self.renderedIdentityLimit { renderedIdentities.removeAll(keepingCapacity: true) }
-            renderedIdentities[identity] = entry
-        }
-        return (entry.identity, setCookie)
+        renderedIdentities.rendered(identity, issuingCookie: issuingCookie)
     }
 
     private func identityHeaders(_ identity: VerifiedIdentity) -> HTTPHeaders {
-        rendered(identity, issuingCookie: false).identity
-    }
-
-    private func render(_ identity: VerifiedIdentity) -> RenderedIdentity {
-        let user = identity.user
-        let assertion = settings.assertions.signedAssertion(for: identity)
-        let headers = IdentityHeaders.headers(
-            profile: settings.profile,
-            objectID: user.objectID,
-            email: user.email,
-            name: user.name,
-            upn: user.upn,
-            tenantID: user.tenantID,
-            method: identity.method.rawValue,
-            roles: user.roles,
-            assertion: assertion.token
-        )
-        return RenderedIdentity(identity: headers, assertionExpiresAt: assertion.expiresAt)
+        renderedIdentities.rendered(identity, issuingCookie: false).identity
     }
 
     private func forwardAnonymous(_ exchange: HTTPExchange) {
@@ -353,41 +304,6 @@ final class GatewayHandler: HTTPExchangeHandler {
     private func isPublic(_ path: String) -> Bool {
         settings.publicPathPrefixes.contains { path.hasPrefix($0) }
             || path == "/.well-known/apple-app-site-association"
-    }
-
-    /// A CORS preflight carries no credentials by definition (Fetch standard §4.8).
-    private func isPreflight(_ request: HTTPRequestHead) -> Bool {
-        request.method == "OPTIONS" && request.headers.contains("Origin") && request.headers.contains("Access-Control-Request-Method")
-    }
-
-    /// Cookie-authenticated state changes and WebSocket handshakes must come from an allowed
-    /// Origin: SameSite=Lax does not stop sibling subdomains (contract/auth.md §11).
-    private func originAllowed(_ exchange: HTTPExchange, identity: VerifiedIdentity) -> Bool {
-        guard identity.method == .cookie else { return true }
-        let request = exchange.request
-        let changesState = ["POST", "PUT", "PATCH", "DELETE"].contains(request.method)
-        let isWebSocket = request.headers.containsToken("websocket", inField: "Upgrade")
-        guard changesState || isWebSocket else { return true }
-        guard let origin = request.headers.first("Origin") else { return false }
-        return isAllowed(origin: origin, request)
-    }
-
-    /// The Origin rule's one comparison: the request's own host, or ALLOWED_ORIGINS when set.
-    private func isAllowed(origin: String, _ request: HTTPRequestHead) -> Bool {
-        let origin = origin.lowercased()
-        if settings.allowedOrigins.isEmpty {
-            guard let host = request.headers.first("Host")?.lowercased() else { return false }
-            return origin == "https://" + host || origin == "http://" + host
-        }
-        return settings.allowedOrigins.contains(origin)
-    }
-
-    /// Signing out changes state without a credential to check, so the Origin rule is all that
-    /// stops another site's form from ending the session. Browsers send Origin on every POST;
-    /// a request without one comes from a client that is not a browser.
-    private func logoutAllowed(_ request: HTTPRequestHead) -> Bool {
-        if let origin = request.headers.first("Origin") { return isAllowed(origin: origin, request) }
-        return request.headers.first("Sec-Fetch-Site").map { $0.lowercased() != "cross-site" } ?? true
     }
 
     // MARK: Endpoints
@@ -419,7 +335,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         case "openapi.json":
             exchange.respond(status: 200, headers: ["Content-Type": "application/json"], body: openAPIDocument)
         case "logout":
-            guard logoutAllowed(exchange.request) else {
+            guard crossSite.allowsLogout(exchange.request) else {
                 metrics.outcome("rejected", reason: "origin")
                 exchange.respondJSONError(status: 403, detail: "Origin not allowed")
                 return
@@ -492,19 +408,20 @@ final class GatewayHandler: HTTPExchangeHandler {
         .oauth2Proxy: ["X-Forwarded-Groups"],
     ]
 
+    /// `GET me`'s document, written by AppNativeJSON like every JSON answer.
     static func meDocument(_ identity: VerifiedIdentity) -> String {
         let user = identity.user
-        var fields = [
-            "\"oid\":" + JSONErrorBody.quotedString(user.objectID),
-            "\"email\":" + JSONErrorBody.quotedString(user.email),
-            "\"tenant_id\":" + JSONErrorBody.quotedString(user.tenantID),
-            "\"auth_method\":" + JSONErrorBody.quotedString(identity.method.rawValue),
-            "\"expires_at\":\(Int64(identity.expiresAt))",
+        var fields: [(String, JSONValue)] = [
+            ("oid", .string(user.objectID)),
+            ("email", .string(user.email)),
+            ("tenant_id", .string(user.tenantID)),
+            ("auth_method", .string(identity.method.rawValue)),
+            ("expires_at", .number(JSONNumber(Int64(max(-9.0e15, min(identity.expiresAt, 9.0e15)))))),
         ]
-        if let name = user.name { fields.append("\"name\":" + JSONErrorBody.quotedString(name)) }
-        if let upn = user.upn { fields.append("\"upn\":" + JSONErrorBody.quotedString(upn)) }
-        if !user.roles.isEmpty { fields.append("\"roles\":[" + user.roles.map(JSONErrorBody.quotedString).joined(separator: ",") + "]") }
-        return "{" + fields.joined(separator: ",") + "}"
+        if let name = user.name { fields.append(("name", .string(name))) }
+        if let upn = user.upn { fields.append(("upn", .string(upn))) }
+        if !user.roles.isEmpty { fields.append(("roles", .array(user.roles.map { .string($0) }))) }
+        return JSONSerializer.string(.object(JSONObject(fields)))
     }
 
 }

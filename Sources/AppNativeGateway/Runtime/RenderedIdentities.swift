@@ -1,0 +1,72 @@
+import AppNativeAuth
+import AppNativeHTTP
+import AppNativeProxy
+
+/// What a repeated identity sends, rendered once (loop-owned): its identity header block with
+/// the `exp` of the assertion inside, and its `Set-Cookie` with the second it was built in. A
+/// repeated token or cookie then costs one dictionary lookup here instead of percent-encoding,
+/// JSON, base64, HMAC and two field checks. The identity block is rebuilt once the assertion
+/// is no longer reusable (the signer's rule: more than half its life left); the cookie when
+/// the second changes (`iat` has one-second resolution, contract/auth.md §8.2).
+struct RenderedIdentities {
+    private let settings: IdentitySettings
+
+    init(settings: IdentitySettings) {
+        self.settings = settings
+    }
+
+    private struct Entry {
+        var identity: HTTPHeaders
+        var assertionExpiresAt: Double
+        var cookieSecond: Int64 = .min
+        var setCookie = HTTPHeaders()
+    }
+
+    private var entries: [VerifiedIdentity: Entry] = [:]
+    private static let limit = 10_000
+
+    /// The identity headers for the upstream, and the `Set-Cookie` field for the client when
+    /// `issuingCookie` and sessions are configured (else empty).
+    mutating func rendered(_ identity: VerifiedIdentity, issuingCookie: Bool) -> (identity: HTTPHeaders, setCookie: HTTPHeaders) {
+        var changed = false
+        var entry: Entry
+        if let found = entries[identity], settings.assertions.isReusable(expiringAt: found.assertionExpiresAt) {
+            entry = found
+        } else {
+            entry = render(identity)
+            changed = true
+        }
+        var setCookie = HTTPHeaders()
+        if issuingCookie, let cookies = settings.authenticator.cookies {
+            let second = cookies.currentSecond
+            if entry.cookieSecond != second {
+                entry.cookieSecond = second
+                entry.setCookie = ["Set-Cookie": cookies.setCookieHeader(for: identity.user)]
+                changed = true
+            }
+            setCookie = entry.setCookie
+        }
+        if changed {
+            if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
+            entries[identity] = entry
+        }
+        return (entry.identity, setCookie)
+    }
+
+    private func render(_ identity: VerifiedIdentity) -> Entry {
+        let user = identity.user
+        let assertion = settings.assertions.signedAssertion(for: identity)
+        let headers = IdentityHeaders.headers(
+            profile: settings.profile,
+            objectID: user.objectID,
+            email: user.email,
+            name: user.name,
+            upn: user.upn,
+            tenantID: user.tenantID,
+            method: identity.method.rawValue,
+            roles: user.roles,
+            assertion: assertion.token
+        )
+        return Entry(identity: headers, assertionExpiresAt: assertion.expiresAt)
+    }
+}
