@@ -4,7 +4,7 @@ extension HTTPHeaderField {
     /// fields are dropped and only the final response's remain; an obs-fold line continues the
     /// previous value (RFC 9112 §5.2); a line without a colon is ignored. Names and values are
     /// read as ISO-8859-1 and trimmed of SP and HTAB, nothing else: they are the peer's bytes,
-    /// so whoever turns them into fields to send validates them (`HTTPHeaders.addValidated`).
+    /// so whoever turns them into fields to send validates them (`HTTPHeaders.isValidFieldName`).
     /// Public so the fuzz harnesses read lines exactly as the client does.
     /// - Parameters:
     ///   - bytes: the line.

@@ -221,17 +221,6 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         entries.append(makeEntry(name: name, value: value))
     }
 
-    /// Appends the field when `name` is a token and `value` a field value (see
-    /// `isValidFieldName` and `isValidFieldValue`), and returns whether it did. For fields whose
-    /// name or value comes from a peer (an authorization hook's answer): `add(name:value:)` stops
-    /// the process on a name that is not a token.
-    @discardableResult
-    public mutating func addValidated(name: String, value: String) -> Bool {
-        guard Self.isValidFieldName(name), Self.isValidFieldValue(value) else { return false }
-        add(name: name, value: value)
-        return true
-    }
-
     /// Appends a field whose value is given as Latin-1 bytes (one byte per character), normalised
     /// like `add(name:value:)`: for values composed on the request path without a `String`.
     public mutating func add(name: String, valueBytes: UnsafeBufferPointer<UInt8>) {
@@ -377,7 +366,8 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// Whether `name` is a field name: a non-empty token (RFC 9110 §5.1, §5.6.2:
     /// `token = 1*tchar`, `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
-    /// "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`). Only such names can be added.
+    /// "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`). Only such names can be added: check a
+    /// name a peer chose with this before `add(name:value:)`, which traps on any other.
     public static func isValidFieldName(_ name: String) -> Bool {
         withBytes(of: name) { !$0.isEmpty && $0.allSatisfy(ByteClass.isTchar) }
     }

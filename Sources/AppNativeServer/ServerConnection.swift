@@ -422,7 +422,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     /// Takes back the current response if none of its bytes has reached the socket.
     func retractResponse() -> Bool {
-        guard !isClosed, lifecycle == .open else { return false }
+        guard lifecycle == .open else { return false }
         return output.retract(to: responseMark)
     }
 

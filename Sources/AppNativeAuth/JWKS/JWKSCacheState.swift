@@ -24,10 +24,10 @@ public struct JWKSCacheConfiguration: Sendable {
     /// ("equal jitter": replicas that failed together spread out, yet never retry at once).
     ///
     /// - Parameter jitter: a number in `0..<1` (random in production, fixed in tests).
+    /// A count below 1 is read as 1; the result stays within a day, whatever the settings.
     public func retryDelay(afterFailures failures: Int, jitter: Double) -> Duration {
-        precondition(failures >= 1, "failures are counted from 1")
-        let base = initialRetryDelay.seconds * Double(1 << min(failures - 1, 30))
-        let capped = min(base, maximumRetryDelay.seconds)
+        let base = initialRetryDelay.seconds * Double(1 << min(max(failures, 1) - 1, 30))
+        let capped = max(0, min(base, maximumRetryDelay.seconds, 86_400))
         let factor = 0.5 + min(max(jitter, 0), 1) / 2
         return .nanoseconds(Int64((capped * factor * 1e9).rounded()))
     }

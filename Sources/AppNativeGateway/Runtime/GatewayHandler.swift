@@ -192,7 +192,9 @@ final class GatewayHandler: HTTPExchangeHandler {
         switch decision {
         case .allow(let fields):
             var headers = HTTPHeaders()
-            for field in fields { headers.addValidated(name: field.name, value: field.value) }
+            // `AuthorizationHook.interpret` passed only valid names and values: checked once per
+            // hook answer, not again for every request its cached decision allows.
+            for field in fields { headers.add(name: field.name, value: field.value) }
             authorized(exchange, admitted, hookHeaders: headers)
         case .deny:
             metrics.outcome("rejected", reason: "not_allowed")
