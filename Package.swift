@@ -60,6 +60,10 @@ let package = Package(
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeHTTP"]
         ),
         .target(
+            name: "AppNativeSignIn",
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeHTTP", "AppNativeAuth"]
+        ),
+        .target(
             name: "AppNativeAPNs",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeModels", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth"]
         ),
@@ -76,7 +80,7 @@ let package = Package(
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
                 "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "AppNativeRoutes",
-                "CAppNativeLinux",
+                "AppNativeSignIn", "CAppNativeLinux",
             ]
         ),
         .target(
@@ -135,6 +139,10 @@ let package = Package(
                 "AppNativeRoutes", "AppNativeModels", "AppNativeJSON", "AppNativeHTTP", "AppNativeServer", "AppNativeAuth", "AppNativeCore",
                 "AppNativeTesting",
             ]
+        ),
+        .testTarget(
+            name: "AppNativeSignInTests",
+            dependencies: ["AppNativeSignIn", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeCore", "AppNativeTesting"]
         ),
         .testTarget(
             name: "AppNativeIntegrationTests",
