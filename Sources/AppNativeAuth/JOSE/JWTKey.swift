@@ -36,7 +36,8 @@ public enum JWTVerificationKey: Sendable {
 public enum JWTSigningKey: Sendable {
     case hmac(HMACSHA256)
     case p256(P256SigningKey, keyID: String)
-    case rsa(RSAPrivateKey, keyID: String)
+    /// RS256; `keyID` nil sends no `kid` (a client assertion names its certificate with `x5t` instead).
+    case rsa(RSAPrivateKey, keyID: String?)
 
     public var algorithm: JWSAlgorithm {
         switch self {
@@ -49,7 +50,8 @@ public enum JWTSigningKey: Sendable {
     var keyID: String? {
         switch self {
         case .hmac: nil
-        case .p256(_, let keyID), .rsa(_, let keyID): keyID
+        case .p256(_, let keyID): keyID
+        case .rsa(_, let keyID): keyID
         }
     }
 

@@ -13,6 +13,10 @@ final class FetchedDigest: @unchecked Sendable {
     /// SHA-256, fetched on first use and kept for the life of the process.
     static let sha256 = FetchedDigest(name: "SHA256")
 
+    /// SHA-1, for certificate thumbprints only (the `x5t` header of RFC 7515 §4.1.7); never for
+    /// signatures or anything that needs collision resistance.
+    static let sha1 = FetchedDigest(name: "SHA1")
+
     private init(name: String) {
         guard let digest = EVP_MD_fetch(nil, name, nil) else {
             OpenSSLErrorQueue.clear()

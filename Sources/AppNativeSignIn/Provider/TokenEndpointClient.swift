@@ -1,0 +1,104 @@
+public import AppNativeClient
+public import AppNativeCore
+
+/// Redeems authorization codes at the provider's token endpoint (RFC 6749 §4.1.3 with the PKCE
+/// `code_verifier` of RFC 7636 §4.5): one form-encoded `POST` over libcurl, with a timeout, no
+/// redirects followed, a size cap on the answer and no proxy from the environment.
+public struct TokenEndpointClient: AuthorizationCodeRedeeming {
+    /// The largest answer read: an ID token, an access token and a refresh token fit many times over.
+    public static let maxAnswerBytes = 256 * 1024
+
+    public let tokenEndpoint: String
+    public let clientID: String
+    private let credential: ClientCredential
+    private let scope: String?
+    private let client: any HTTPFetching
+    private let caFile: String?
+    private let timeout: Duration
+    private let timeSource: any TimeSource
+
+    /// - Parameters:
+    ///   - tokenEndpoint: the discovery document's `token_endpoint`.
+    ///   - clientID: the app registration's client id (`ENTRA_CLIENT_ID`).
+    ///   - credential: how the client authenticates.
+    ///   - scope: sent as `scope` when set (Entra ID's v2.0 endpoint takes the sign-in scopes again).
+    ///   - client: the transport (a fake in tests).
+    ///   - caFile: a PEM bundle to trust instead of the system store.
+    ///   - timeout: the limit on the whole exchange.
+    ///   - timeSource: the clock stamped into client assertions.
+    /// - Throws: `ClientError` (`.invalidURL`, `.insecureScheme`) when the endpoint breaks the outbound rules.
+    public init(
+        tokenEndpoint: String,
+        clientID: String,
+        credential: ClientCredential,
+        scope: String? = nil,
+        client: any HTTPFetching = CurlHTTPClient.shared,
+        caFile: String? = nil,
+        timeout: Duration = .seconds(10),
+        timeSource: any TimeSource = SystemTimeSource()
+    ) throws(ClientError) {
+        try URLPolicy.validateOutbound(url: tokenEndpoint, allowsCleartextOnLoopback: true)
+        self.tokenEndpoint = tokenEndpoint
+        self.clientID = clientID
+        self.credential = credential
+        self.scope = scope
+        self.client = client
+        self.caFile = caFile
+        self.timeout = timeout
+        self.timeSource = timeSource
+    }
+
+    /// Redeems `redemption`.
+    ///
+    /// - Throws: `.credential` (the assertion could not be produced: unreadable token file, signing
+    ///   failure), `.unreachable` (transport failure, timeout), `.refused` (an error status, with the
+    ///   RFC 6749 §5.2 `error` when it is a plain token), `.malformed` (a 200 that is not a JSON
+    ///   object with a non-empty `id_token`, or an answer over `maxAnswerBytes`).
+    public func redeem(_ redemption: CodeRedemption) async throws(SignInProviderError) -> TokenEndpointAnswer {
+        var request = HTTPRequest(url: tokenEndpoint, method: "POST")
+        request.headers = [
+            HTTPHeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"),
+            HTTPHeaderField(name: "Accept", value: "application/json"),
+        ]
+        request.body = try formBody(for: redemption)
+        request.timeout = timeout
+        request.connectTimeout = min(timeout, .seconds(5))
+        request.maxResponseBytes = Self.maxAnswerBytes
+        request.followsRedirects = false
+        request.caFile = caFile
+        request.allowsCleartextOnLoopback = true
+        let response: HTTPResponse
+        do {
+            response = try await client.send(request)
+        } catch {
+            throw ProviderTransportFailure.error(for: error, what: "token endpoint answer")
+        }
+        return try TokenEndpointResponse.answer(status: response.status, body: response.body)
+    }
+
+    /// The request body: the RFC 6749 §4.1.3 parameters, then the client authentication.
+    func formBody(for redemption: CodeRedemption) throws(SignInProviderError) -> [UInt8] {
+        var pairs: [(name: String, value: String)] = [
+            ("grant_type", "authorization_code"),
+            ("code", redemption.code.revealed),
+            ("redirect_uri", redemption.redirectURI),
+            ("code_verifier", redemption.codeVerifier.revealed),
+            ("client_id", clientID),
+        ]
+        if let scope { pairs.append(("scope", scope)) }
+        switch credential {
+        case .secret(let secret):
+            pairs.append(("client_secret", secret.revealed))
+        case .certificate(let certificate):
+            let assertion = try ClientAssertion.signed(
+                with: certificate, clientID: clientID, tokenEndpoint: tokenEndpoint, now: timeSource.wallSeconds)
+            pairs.append(("client_assertion_type", ClientAssertion.assertionType))
+            pairs.append(("client_assertion", assertion.revealed))
+        case .federatedTokenFile(let path):
+            let assertion = try ClientAssertion.federatedToken(at: path)
+            pairs.append(("client_assertion_type", ClientAssertion.assertionType))
+            pairs.append(("client_assertion", assertion.revealed))
+        }
+        return FormURLEncoding.serialize(pairs)
+    }
+}
