@@ -73,7 +73,7 @@ let package = Package(
         ),
         .target(
             name: "AppNativeDevPeers",
-            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeHTTP", "AppNativeServer"]
+            dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeHTTP", "AppNativeServer", "AppNativeSignIn"]
         ),
         .target(
             name: "AppNativeGateway",
@@ -142,7 +142,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AppNativeSignInTests",
-            dependencies: ["AppNativeSignIn", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeCore", "AppNativeTesting"]
+            dependencies: [
+                "AppNativeSignIn", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeCore", "AppNativeTesting",
+                "AppNativeClient", "AppNativeDevPeers", "AppNativeServer",
+            ]
         ),
         .testTarget(
             name: "AppNativeIntegrationTests",

@@ -5,6 +5,8 @@
 #   aioapns       the Python reference's APNs transport: interoperability test and benchmark peer
 #   playwright    drives Debian's /usr/bin/chromium in Tests/Peers/browser_suite.py (never
 #                 `playwright install`: the suite launches the system browser)
+#   oidc-provider-mock  an OpenID provider nobody here wrote, for the browser sign-in tests
+#                 (Tests/Peers/oidc_mock.py starts it)
 #
 # Idempotent and fast when already installed: a stamp file records the pinned set.
 set -euo pipefail
@@ -15,6 +17,7 @@ requirements=(
   "schemathesis==4.32.5"
   "aioapns==4.0"
   "playwright==1.65.2"
+  "oidc-provider-mock==0.3.4"
 )
 stamp="$venv/.installed"
 wanted="${requirements[*]}"
