@@ -115,6 +115,27 @@ struct ClientAssertionTests {
         }
     }
 
+    @Test func certificateFilesAreReadStrictly() throws {
+        let files = try TestClientCertificate.make()
+        defer { files.remove() }
+        let keyPEM = try String(contentsOfFile: files.keyFile, encoding: .utf8)
+        #expect(throws: CryptoError(.unsupportedKey, "")) { try X509Certificate(pem: keyPEM) }
+        #expect(throws: CryptoError(.invalidKey, "")) {
+            try X509Certificate(pem: "-----BEGIN CERTIFICATE-----\nAAECAwQF\n-----END CERTIFICATE-----\n")
+        }
+        let certificatePEM = try String(contentsOfFile: files.certificateFile, encoding: .utf8)
+        #expect(throws: CryptoError(.invalidPEM, "")) { try X509Certificate(pem: certificatePEM + certificatePEM) }
+
+        // The committed TLS test certificate holds a P-256 key: no RSA key, so no client credential.
+        let ecPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("keys/test/localhost.pem").path
+        let ecCertificate = try X509Certificate(pem: String(contentsOfFile: ecPath, encoding: .utf8))
+        #expect(ecCertificate.rsaPublicKey == nil)
+        #expect(throws: SignInProviderError.credential(reason: "client certificate does not hold an acceptable RSA public key")) {
+            try CertificateCredential(certificate: ecCertificate, privateKey: try RSAPrivateKey(pem: keyPEM))
+        }
+    }
+
     @Test func federatedTokenFileIsReadOnEveryRedemption() async throws {
         let directory = NSTemporaryDirectory() + "appnative-federated-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
