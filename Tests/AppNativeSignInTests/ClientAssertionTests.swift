@@ -181,3 +181,58 @@ struct FixedTime: TimeSource {
     var monotonic: Duration { .seconds(0) }
     func sleep(for duration: Duration) async throws {}
 }
+
+@Suite("Client credential settings")
+struct ClientCredentialSettingsTests {
+    static func problem(_ environment: [String: String]) -> ClientCredential.SettingError? {
+        do {
+            _ = try ClientCredential.fromEnvironment(environment)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func eachCredentialIsRead() throws {
+        #expect(try ClientCredential.fromEnvironment([:]) == nil)
+        #expect(try ClientCredential.fromEnvironment(["ENTRA_CLIENT_SECRET": "  "]) == nil)
+        guard case .secret(let secret) = try ClientCredential.fromEnvironment(["ENTRA_CLIENT_SECRET": "abc~def"]) else {
+            Issue.record("no secret")
+            return
+        }
+        #expect(secret.revealed == "abc~def")
+        guard case .federatedTokenFile(let path) = try ClientCredential.fromEnvironment(["AZURE_FEDERATED_TOKEN_FILE": "/var/run/token"])
+        else {
+            Issue.record("no token file")
+            return
+        }
+        #expect(path == "/var/run/token")
+        let files = try TestClientCertificate.make()
+        defer { files.remove() }
+        let certificate = try ClientCredential.fromEnvironment([
+            "ENTRA_CLIENT_CERTIFICATE_FILE": files.certificateFile, "ENTRA_CLIENT_KEY_FILE": files.keyFile,
+        ])
+        guard case .certificate = certificate else {
+            Issue.record("no certificate")
+            return
+        }
+    }
+
+    @Test func conflictsAndHalvesAreNamed() throws {
+        #expect(Self.problem(["ENTRA_CLIENT_SECRET": "s", "AZURE_FEDERATED_TOKEN_FILE": "/t"])?.message.hasPrefix("set one client credential") == true)
+        #expect(Self.problem(["ENTRA_CLIENT_KEY_FILE": "/k"])?.variable == "ENTRA_CLIENT_CERTIFICATE_FILE")
+        #expect(Self.problem(["ENTRA_CLIENT_CERTIFICATE_FILE": "/c"])?.variable == "ENTRA_CLIENT_KEY_FILE")
+        #expect(Self.problem(["ENTRA_CLIENT_SECRET": "secret\n"]) == ClientCredential.SettingError(
+            variable: "ENTRA_CLIENT_SECRET", message: "must not begin or end with whitespace"))
+        let one = try TestClientCertificate.make()
+        let other = try TestClientCertificate.make()
+        defer {
+            one.remove()
+            other.remove()
+        }
+        let mismatch = Self.problem(["ENTRA_CLIENT_CERTIFICATE_FILE": one.certificateFile, "ENTRA_CLIENT_KEY_FILE": other.keyFile])
+        #expect(mismatch == ClientCredential.SettingError(variable: "ENTRA_CLIENT_KEY_FILE", message: "client key does not belong to the client certificate"))
+        let missing = Self.problem(["ENTRA_CLIENT_CERTIFICATE_FILE": one.directory + "/none.pem", "ENTRA_CLIENT_KEY_FILE": one.keyFile])
+        #expect(missing?.variable == "ENTRA_CLIENT_CERTIFICATE_FILE")
+    }
+}
