@@ -28,7 +28,9 @@ extension Cursor {
             report(failure)
             return nil
         }
-        guard check(double, atLeast: minimum, atMost: maximum, greaterThan: greaterThan) else { return nil }
+        guard check(double, atLeast: minimum, atMost: maximum, greaterThan: greaterThan, boundsAreFloats: true) else {
+            return nil
+        }
         guard let number = JSONNumber(double) else {
             context.report(path, "finite_number", "Input should be a finite number", input: value)
             return nil
@@ -64,7 +66,7 @@ extension Cursor {
     }
 
     func report(_ failure: LaxReading.Failure) {
-        context.report(path, failure.type, failure.message, input: value)
+        context.report(path, failure.type, failure.message, input: value, context: failure.context)
     }
 }
 

@@ -60,7 +60,8 @@ struct Cursor {
         let list =
             expected.count <= 1
             ? expected.joined() : expected.dropLast().joined(separator: ", ") + " or " + expected.last!
-        context.report(path, "literal_error", "Input should be \(list)", input: value)
+        context.report(
+            path, "literal_error", "Input should be \(list)", input: value, context: ["expected": .string(list)])
         return nil
     }
 
@@ -78,24 +79,30 @@ struct Cursor {
     /// Reports a numeric bound, pydantic style, when `number` is outside it.
     ///
     /// The bounds are checked in pydantic-core's order (`le`, then `ge`, then `gt`) and NaN fails
-    /// the first one present, as it does there.
+    /// the first one present, as it does there. The bound goes into `ctx` as a float for a float
+    /// field (`{"le": 90.0}`) and as an integer otherwise, as the reference renders it.
     @discardableResult
     func check(_ number: Double, atLeast minimum: Double? = nil, atMost maximum: Double? = nil,
-        greaterThan exclusiveMinimum: Double? = nil, kind: ValidationIssue.Kind = .invalid) -> Bool
+        greaterThan exclusiveMinimum: Double? = nil, kind: ValidationIssue.Kind = .invalid, boundsAreFloats: Bool = false)
+        -> Bool
     {
+        func bound(_ name: String, _ limit: Double) -> JSONValue {
+            let rendered = boundsAreFloats ? JSONNumber(limit) : JSONNumber(text: Self.format(limit))
+            return .object(JSONObject([(name, rendered.map(JSONValue.number) ?? .null)]))
+        }
         if let maximum, !(number <= maximum) {
             context.report(path, "less_than_equal", "Input should be less than or equal to \(Self.format(maximum))",
-                kind: kind, input: value)
+                kind: kind, input: value, context: bound("le", maximum))
             return false
         }
         if let minimum, !(number >= minimum) {
             context.report(path, "greater_than_equal", "Input should be greater than or equal to \(Self.format(minimum))",
-                kind: kind, input: value)
+                kind: kind, input: value, context: bound("ge", minimum))
             return false
         }
         if let exclusiveMinimum, !(number > exclusiveMinimum) {
             context.report(path, "greater_than", "Input should be greater than \(Self.format(exclusiveMinimum))",
-                kind: kind, input: value)
+                kind: kind, input: value, context: bound("gt", exclusiveMinimum))
             return false
         }
         return true

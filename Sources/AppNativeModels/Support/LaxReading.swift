@@ -14,6 +14,8 @@ enum LaxReading {
     struct Failure: Error, Equatable {
         let type: String
         let message: String
+        /// pydantic's `ctx` for the error, when it has one (`{"error": …}` for datetimes).
+        var context: JSONValue? = nil
 
         static let floatType = Failure(type: "float_type", message: "Input should be a valid number")
         static let floatParsing = Failure(

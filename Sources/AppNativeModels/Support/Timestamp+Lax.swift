@@ -22,10 +22,11 @@ extension Timestamp {
                 return .failure(parsing("year 0 is out of range"))
             }
             if let seconds = unixNumber(bytes) { return fromUnix(seconds) }
+            let error = dateError(bytes) ?? "input is too short"
             return .failure(
                 Failure(
-                    type: "datetime_from_date_parsing",
-                    message: "Input should be a valid datetime or date, \(dateError(bytes) ?? "input is too short")"))
+                    type: "datetime_from_date_parsing", message: "Input should be a valid datetime or date, \(error)",
+                    context: ["error": .string(error)]))
         case .number(let number):
             guard let seconds = number.double else {
                 return .failure(
@@ -40,7 +41,8 @@ extension Timestamp {
     private typealias Failure = LaxReading.Failure
 
     private static func parsing(_ error: String) -> Failure {
-        Failure(type: "datetime_parsing", message: "Input should be a valid datetime, \(error)")
+        Failure(
+            type: "datetime_parsing", message: "Input should be a valid datetime, \(error)", context: ["error": .string(error)])
     }
 
     /// Unix seconds or milliseconds (speedate's watershed: a magnitude above 2·10¹⁰ is milliseconds).
