@@ -201,3 +201,23 @@ import Testing
         #expect(throws: ModelError.self) { try ModelDecoder().parse([0xFF, 0xFE, 0x7B]) }
     }
 }
+
+/// The reference's smart unions: which member a JSON value lands in decides how it is written.
+@Suite struct LaxUnionTests {
+    @Test func fieldPrefillNumbersAreFloatsAndFormBoundsKeepTheirKind() throws {
+        let field = try #require(
+            Cursor(value: json(#"{"id":"n","label":"N","type":"number","value":12,"min":"1","max":2.5}"#), path: [],
+                context: DecodingContext()
+            ).model(ActionField.self))
+        #expect(field.value == .number(JSONNumber(text: "12.0")!), "str | float | bool: 12 is the float 12.0")
+        #expect(field.min == JSONNumber(1), "int | float: \"1\" is the integer 1")
+        #expect(field.max == JSONNumber(text: "2.5"))
+    }
+
+    @Test func scalarValuesTakeBooleansAsIntegers() {
+        let context = DecodingContext()
+        #expect(Cursor(value: .bool(true), path: [], context: context).scalar() == .number(JSONNumber(1)))
+        #expect(Cursor(value: json(#""12""#), path: [], context: context).scalar() == .string("12"))
+        #expect(context.issues.isEmpty)
+    }
+}
