@@ -22,7 +22,7 @@ import Testing
 
     @Test(arguments: [
         ("truncated", #"{"device_id":"#), ("duplicate key", #"{"device_id":"a","device_id":"b"}"#),
-        ("trailing data", #"{"device_id":"a"} x"#), ("empty", ""),
+        ("trailing data", #"{"device_id":"a"} x"#), ("blank", " "),
     ])
     func malformedJSONIs422(_ name: String, _ text: String) {
         do {

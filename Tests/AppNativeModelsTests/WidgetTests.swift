@@ -21,7 +21,9 @@ import Testing
         RuleCase("updatedAt unix seconds", widget("text", #"{"markdown":"x"}"#, extra: #","updatedAt":1790519400"#), .valid),
         RuleCase("snake_case input accepted", widget("text", #"{"markdown":"x","link_label":"More"}"#, extra: #","default_enabled":false"#), .valid),
         RuleCase("kpi value missing", widget("kpi", #"{"unit":"x"}"#), .invalid(["data", "value"])),
-        RuleCase("kpi value bool", widget("kpi", #"{"value":true}"#), .invalid(["data", "value"])),
+        // The reference's `str | int | float` reads a boolean as an integer.
+        RuleCase("kpi value bool", widget("kpi", #"{"value":true}"#), .valid),
+        RuleCase("kpi value list", widget("kpi", #"{"value":[1]}"#), .invalid(["data", "value"])),
         RuleCase("kpi trend direction unknown", widget("kpi", #"{"value":1,"trend":{"direction":"sideways"}}"#), .invalid(["data", "trend", "direction"])),
         RuleCase("stats 0 items", widget("stats", #"{"items":[]}"#), .invalid(["data", "items"])),
         RuleCase("stats 1 item", widget("stats", #"{"items":[{"label":"a","value":1}]}"#), .valid),
@@ -36,7 +38,8 @@ import Testing
         RuleCase("chart no series", widget("chart", #"{"series":[]}"#), .invalid(["data", "series"])),
         RuleCase("chart empty points", widget("chart", #"{"series":[{"points":[]}]}"#), .valid),
         RuleCase("chart points missing", widget("chart", #"{"series":[{"name":"a"}]}"#), .invalid(["data", "series", 0, "points"])),
-        RuleCase("chart y string", widget("chart", #"{"series":[{"points":[{"x":"a","y":"1"}]}]}"#), .invalid(["data", "series", 0, "points", 0, "y"])),
+        RuleCase("chart y numeric string", widget("chart", #"{"series":[{"points":[{"x":"a","y":"1"}]}]}"#), .valid),
+        RuleCase("chart y string", widget("chart", #"{"series":[{"points":[{"x":"a","y":"one"}]}]}"#), .invalid(["data", "series", 0, "points", 0, "y"])),
         RuleCase("chart type pie", widget("chart", #"{"type":"pie","series":[{"points":[]}]}"#), .invalid(["data", "type"])),
         RuleCase("progress value missing", widget("progress", #"{"style":"ring"}"#), .invalid(["data", "value"])),
         RuleCase("progress style unknown", widget("progress", #"{"value":1,"style":"dial"}"#), .invalid(["data", "style"])),
@@ -47,7 +50,9 @@ import Testing
         RuleCase("web HTTPS upper case and spaces", widget("web", #"{"url":"  HTTPS://example.com "}"#), .valid),
         RuleCase("web http", widget("web", #"{"url":"http://example.com"}"#), .invalid(["data", "url"])),
         RuleCase("web no host", widget("web", #"{"url":"https:///path"}"#), .invalid(["data", "url"])),
-        RuleCase("web port only", widget("web", #"{"url":"https://:443/"}"#), .invalid(["data", "url"])),
+        // urlsplit's netloc, not a host, must be non-empty: the reference keeps this one.
+        RuleCase("web port only", widget("web", #"{"url":"https://:443/"}"#), .valid),
+        RuleCase("web without netloc", widget("web", #"{"url":"https:///x"}"#), .invalid(["data", "url"])),
         RuleCase("action no buttons", widget("action", #"{"buttons":[]}"#), .invalid(["data", "buttons"])),
         RuleCase("action button only", widget("action", #"{"buttons":[{"id":"b","label":"B"}]}"#), .valid),
     ]

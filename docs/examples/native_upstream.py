@@ -178,8 +178,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, {"ok": True})
         if route == "widget-actions":
             if body["action_id"] == "broken-result":
-                # A result the contract refuses (`ok` must be a boolean): the gateway answers 502.
-                return self.answer(200, {"ok": "yes"})
+                # A result the contract refuses (`ok` must read as a boolean; "yes" would): the
+                # gateway answers 502.
+                return self.answer(200, {"ok": "maybe"})
             if body["action_id"] == "fail":
                 return self.answer(200, {"ok": False, "message": "Not possible right now", "style": "error"})
             return self.answer(200, {"ok": True, "message": "Done", "style": "success",

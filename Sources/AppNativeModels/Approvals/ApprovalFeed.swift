@@ -23,13 +23,16 @@ public struct ApprovalFeed: Sendable, Hashable, ModelDecodable, ModelEncodable {
     /// Reads a feed as the app does: invalid approvals are dropped one by one and reported, and
     /// valid ones past the 100th (``ModelLimits/maxApprovalsPerWebApp``) are dropped as `too_large`.
     ///
-    /// - Throws: ``ModelError`` only when the envelope is broken (not an object, or
+    /// - Throws: ``ModelError`` only when the envelope is broken (not an object or array, or
     ///   `approvals` not a list).
     public static func decodeDroppingInvalid(_ json: JSONValue) throws(ModelError) -> FeedDecoding<Approval> {
         let context = DecodingContext()
         var elements: [JSONValue] = []
         var path: [PathComponent] = []
-        if let reader = Cursor(value: json, path: [], context: context).reader(.camelCase),
+        if case .array(let values) = json {
+            // A bare array is the list itself, as the reference's callback returns it.
+            elements = values
+        } else if let reader = Cursor(value: json, path: [], context: context).reader(.camelCase),
             let cursor = reader.cursor("approvals")
         {
             if let values = cursor.value.arrayValue {

@@ -43,7 +43,7 @@ public struct WidgetFeed: Sendable, Hashable, ModelDecodable, ModelEncodable {
     ///   - json: the feed object, or a bare array of widgets.
     ///   - allowsWebWidgets: whether this is the privileged feed.
     /// - Throws: ``ModelError`` only when the envelope itself is broken (not an object or array,
-    ///   `schema` not an integer, `widgets` not a list).
+    ///   `widgets` not a list).
     public static func decodeDroppingInvalid(_ json: JSONValue, allowsWebWidgets: Bool = false) throws(ModelError)
         -> FeedDecoding<Widget>
     {
@@ -56,7 +56,8 @@ public struct WidgetFeed: Sendable, Hashable, ModelDecodable, ModelEncodable {
         default:
             let root = Cursor(value: json, path: [], context: context)
             if let reader = root.reader(.camelCase) {
-                _ = reader.nonNull("schema") { $0.int() }
+                // `schema` is not read: the reference answers its own version whatever the
+                // backend wrote there.
                 if let cursor = reader.cursor("widgets"), !cursor.value.isNull {
                     if let values = cursor.value.arrayValue {
                         elements = values

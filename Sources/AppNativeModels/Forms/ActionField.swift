@@ -129,8 +129,8 @@ extension ActionField: ObjectDecodable {
         let valueLabel = reader.optional("valueLabel") { $0.string() }
         let minLength = reader.optional("minLength") { $0.int(atLeast: 0) }
         let maxLength = reader.optional("maxLength") { $0.int(atLeast: 1) }
-        let min = reader.optional("min") { $0.number() }
-        let max = reader.optional("max") { $0.number() }
+        let min = reader.optional("min") { $0.intOrFloat() }
+        let max = reader.optional("max") { $0.intOrFloat() }
         let step = reader.optional("step") { $0.int(atLeast: 1) }
         let pattern = reader.optional("pattern") { $0.string() }
         let patternMessage = reader.optional("patternMessage") { $0.string() }

@@ -24,7 +24,9 @@ extension Cursor {
     func conditionValue(allowsList: Bool = true) -> ConditionValue? {
         switch value {
         case .string(let text): return .string(text)
-        case .number(let number) where number.double != nil: return .number(number)
+        // The reference's `str | float | bool` reads every JSON number as a float (`12` is `12.0`).
+        case .number(let number) where number.double != nil:
+            return number.double.flatMap { JSONNumber($0) }.map { .number($0) }
         case .bool(let flag): return .bool(flag)
         case .array where allowsList:
             return array { $0.conditionValue(allowsList: false) }.map(ConditionValue.list)

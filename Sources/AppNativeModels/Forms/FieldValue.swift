@@ -28,7 +28,9 @@ extension Cursor {
     func fieldValue() -> FieldValue? {
         switch value {
         case .string(let text): return .string(text)
-        case .number(let number) where number.double != nil: return .number(number)
+        // The reference's `str | float | bool | list[str] | list[dict]` reads every JSON number as a float (`12` is `12.0`).
+        case .number(let number) where number.double != nil:
+            return number.double.flatMap { JSONNumber($0) }.map { .number($0) }
         case .bool(let flag): return .bool(flag)
         case .array(let elements):
             if elements.allSatisfy({ $0.stringValue != nil }) {

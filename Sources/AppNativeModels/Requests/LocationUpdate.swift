@@ -5,7 +5,7 @@ public struct LocationUpdate: Sendable, Hashable, ModelDecodable, ModelEncodable
     public var deviceID: String
     /// Unverified client hint.
     public var userEmail: String?
-    /// Degrees, −90…90 inclusive; kept as the literal sent.
+    /// Degrees, −90…90 inclusive; read as the reference's `float` (`"47"` is `47.0`).
     public var latitude: JSONNumber
     /// Degrees, −180…180 inclusive.
     public var longitude: JSONNumber
@@ -63,10 +63,5 @@ extension LocationUpdate: ObjectDecodable {
 
 extension Cursor {
     /// A number within `-limit...limit` (latitude 90, longitude 180).
-    func coordinate(limit: Double) -> JSONNumber? {
-        guard let number = number(), let double = number.double,
-            check(double, atLeast: -limit, atMost: limit)
-        else { return nil }
-        return number
-    }
+    func coordinate(limit: Double) -> JSONNumber? { number(atLeast: -limit, atMost: limit) }
 }

@@ -78,9 +78,9 @@ extension WidgetOptionsRequest: ObjectDecodable {
         case (nil, let form?): target = .form(form)
         default:
             target = nil
-            // Only a rule break when both members read cleanly (a type error is already reported).
+            // The reference's model validator, in its wording; it runs only on an otherwise valid body.
             if reader.isClean {
-                reader.invalid(nil, "exactly one of widget_id and form_id must be set", input: .object(reader.object))
+                reader.invalid(nil, "Exactly one of `widget_id` and `form_id` must be set.", input: .object(reader.object))
             }
         }
         guard reader.isClean, let deviceID, let target, let fieldID else { return nil }

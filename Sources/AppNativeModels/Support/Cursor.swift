@@ -25,27 +25,6 @@ struct Cursor {
         return text
     }
 
-    func bool() -> Bool? {
-        if case .bool(let flag) = value { return flag }
-        context.report(path, "bool_type", "Input should be a valid boolean", input: value)
-        return nil
-    }
-
-    /// A number, kept as written. Numeric strings are refused (`contract/routes.md` §0 says not to rely
-    /// on pydantic's lax reading).
-    func number() -> JSONNumber? {
-        if case .number(let number) = value, number.double != nil { return number }
-        context.report(path, "float_type", "Input should be a valid number", input: value)
-        return nil
-    }
-
-    /// An integer literal inside `Int` (no fraction, no exponent).
-    func int() -> Int? {
-        if case .number(let number) = value, let exact = number.int64, let int = Int(exactly: exact) { return int }
-        context.report(path, "int_type", "Input should be a valid integer", input: value)
-        return nil
-    }
-
     func object() -> JSONObject? {
         if case .object(let object) = value { return object }
         context.report(path, "dict_type", "Input should be a valid dictionary", input: value)
@@ -81,7 +60,8 @@ struct Cursor {
         let list =
             expected.count <= 1
             ? expected.joined() : expected.dropLast().joined(separator: ", ") + " or " + expected.last!
-        context.report(path, "literal_error", "Input should be \(list)", input: value)
+        context.report(
+            path, "literal_error", "Input should be \(list)", input: value, context: ["expected": .string(list)])
         return nil
     }
 
@@ -97,23 +77,32 @@ struct Cursor {
     }
 
     /// Reports a numeric bound, pydantic style, when `number` is outside it.
+    ///
+    /// The bounds are checked in pydantic-core's order (`le`, then `ge`, then `gt`) and NaN fails
+    /// the first one present, as it does there. The bound goes into `ctx` as a float for a float
+    /// field (`{"le": 90.0}`) and as an integer otherwise, as the reference renders it.
     @discardableResult
     func check(_ number: Double, atLeast minimum: Double? = nil, atMost maximum: Double? = nil,
-        greaterThan exclusiveMinimum: Double? = nil, kind: ValidationIssue.Kind = .invalid) -> Bool
+        greaterThan exclusiveMinimum: Double? = nil, kind: ValidationIssue.Kind = .invalid, boundsAreFloats: Bool = false)
+        -> Bool
     {
-        if let minimum, number < minimum {
-            context.report(path, "greater_than_equal", "Input should be greater than or equal to \(Self.format(minimum))",
-                kind: kind, input: value)
-            return false
+        func bound(_ name: String, _ limit: Double) -> JSONValue {
+            let rendered = boundsAreFloats ? JSONNumber(limit) : JSONNumber(text: Self.format(limit))
+            return .object(JSONObject([(name, rendered.map(JSONValue.number) ?? .null)]))
         }
-        if let exclusiveMinimum, number <= exclusiveMinimum {
-            context.report(path, "greater_than", "Input should be greater than \(Self.format(exclusiveMinimum))",
-                kind: kind, input: value)
-            return false
-        }
-        if let maximum, number > maximum {
+        if let maximum, !(number <= maximum) {
             context.report(path, "less_than_equal", "Input should be less than or equal to \(Self.format(maximum))",
-                kind: kind, input: value)
+                kind: kind, input: value, context: bound("le", maximum))
+            return false
+        }
+        if let minimum, !(number >= minimum) {
+            context.report(path, "greater_than_equal", "Input should be greater than or equal to \(Self.format(minimum))",
+                kind: kind, input: value, context: bound("ge", minimum))
+            return false
+        }
+        if let exclusiveMinimum, !(number > exclusiveMinimum) {
+            context.report(path, "greater_than", "Input should be greater than \(Self.format(exclusiveMinimum))",
+                kind: kind, input: value, context: bound("gt", exclusiveMinimum))
             return false
         }
         return true

@@ -15,9 +15,9 @@ final class DecodingContext {
 
     func report(
         _ path: [PathComponent], _ type: String, _ message: String, kind: ValidationIssue.Kind = .invalid,
-        input: JSONValue? = nil
+        input: JSONValue? = nil, context: JSONValue? = nil
     ) {
-        issues.append(ValidationIssue(path: path, message: message, type: type, kind: kind, input: input))
+        issues.append(ValidationIssue(path: path, message: message, type: type, kind: kind, input: input, context: context))
     }
 
     func tooLarge(_ path: [PathComponent], _ message: String, input: JSONValue? = nil) {

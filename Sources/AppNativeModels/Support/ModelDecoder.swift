@@ -36,21 +36,40 @@ public struct ModelDecoder: Sendable {
 
     /// Parses `bytes` as strict JSON under this decoder's limits.
     ///
-    /// - Throws: ``ModelError`` as ``decode(_:from:)`` does for the size and syntax cases.
+    /// Read as the reference reads a body (FastAPI, then Python's `json.loads` on bytes): an empty
+    /// body is a missing one; the text may be UTF-8 with or without a byte order mark, or UTF-16 or
+    /// UTF-32, told apart by Python's `json.detect_encoding` rule.
+    ///
+    /// - Throws: ``ModelError`` as ``decode(_:from:)`` does for the size and syntax cases; an empty
+    ///   body is one `missing` issue at `loc ["body"]`.
     public func parse(_ bytes: [UInt8]) throws(ModelError) -> JSONValue {
         guard bytes.count <= maxBodyBytes else {
             throw ModelError(.bodyTooLarge, reason: "body of \(bytes.count) bytes exceeds \(maxBodyBytes)")
         }
+        guard !bytes.isEmpty else {
+            let issue = ValidationIssue(path: [], message: "Field required", type: "missing", input: .null)
+            throw ModelError(.invalid, issues: [issue], reason: "body is empty")
+        }
+        guard let utf8 = BodyEncoding.utf8(bytes) else {
+            throw Self.syntaxError(offset: 0, reason: "the text is not valid in the encoding its first bytes name")
+        }
         var options = JSONParser.Options()
-        options.maxBytes = maxBodyBytes
+        options.maxBytes = Swift.max(maxBodyBytes, utf8.count)
         options.maxDepth = maxDepth
         do {
-            return try JSONParser(options: options).parse(bytes)
+            return try JSONParser(options: options).parse(utf8)
         } catch {
-            let issue = ValidationIssue(
-                path: [.index(error.offset)], message: "JSON decode error", type: "json_invalid",
-                input: .object(["error": .string(error.reason)]))
-            throw ModelError(.invalid, issues: [issue], reason: "body is not strict JSON: \(error)")
+            // Python reports the position in characters of the decoded text, not in bytes.
+            let characters = utf8.prefix(error.offset).reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
+            throw Self.syntaxError(offset: characters, reason: error.reason)
         }
+    }
+
+    /// FastAPI's `json_invalid` element: `input` is `{}`, the parser's reason goes in `ctx.error`.
+    private static func syntaxError(offset: Int, reason: String) -> ModelError {
+        let issue = ValidationIssue(
+            path: [.index(offset)], message: "JSON decode error", type: "json_invalid", input: .object([:]),
+            context: ["error": .string(reason)])
+        return ModelError(.invalid, issues: [issue], reason: "body is not strict JSON: \(reason) at byte \(offset)")
     }
 }

@@ -13,7 +13,15 @@ extension ObjectDecodable {
     /// Decodes a whole value, throwing every issue found.
     static func decode(_ json: JSONValue) throws(ModelError) -> Self {
         let context = DecodingContext()
-        let decoded = Cursor(value: json, path: [], context: context).model(Self.self)
+        guard case .object(let object) = json else {
+            // The reference validates a whole body from Python objects, where a non-dict is
+            // `model_attributes_type` (a nested model gets `dict_type`-like errors instead).
+            context.report(
+                [], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from",
+                input: json)
+            throw ModelError(issues: context.issues)
+        }
+        let decoded = Self(ObjectReader(object: object, path: [], context: context, keyStyle: Self.keyStyle))
         guard let decoded, context.issues.isEmpty else { throw ModelError(issues: context.issues) }
         return decoded
     }

@@ -27,6 +27,8 @@ extension Cursor {
         switch value {
         case .string(let text): return .string(text)
         case .number(let number) where number.double != nil: return .number(number)
+        // The reference's `str | int | float` union reads a boolean as the integer 0 or 1.
+        case .bool(let flag): return .number(JSONNumber(flag ? 1 : 0))
         default:
             context.report(path, "union_type", "Input should be a valid string or number", input: value)
             return nil

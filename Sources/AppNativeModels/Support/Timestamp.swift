@@ -69,7 +69,7 @@ public struct Timestamp: Sendable, Hashable, CustomStringConvertible {
         self.utcOffsetSeconds = utcOffsetSeconds
     }
 
-    /// Parses `YYYY-MM-DD`, optionally followed by `T` (or a space) and `HH:MM[:SS[.f…]]` and a
+    /// Parses `YYYY-MM-DD`, optionally followed by `T` (or `t`, a space, `_`) and `HH:MM[:SS[.f…]]` and a
     /// zone `Z`, `±HH:MM`, `±HHMM` or `±HH`. Fractions beyond microseconds are truncated, as
     /// Python does. A date alone is midnight, offset-less.
     public init?(iso8601 text: String) {
@@ -99,7 +99,8 @@ public struct Timestamp: Sendable, Hashable, CustomStringConvertible {
         var microsecond = 0
         var offset: Int?
         if position < bytes.count {
-            guard [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(bytes[position]) else { return nil }
+            guard [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " "), UInt8(ascii: "_")].contains(bytes[position])
+            else { return nil }
             position += 1
             guard let h = digits(2), expect(UInt8(ascii: ":")), let m = digits(2) else { return nil }
             hour = h
@@ -206,20 +207,13 @@ public struct Timestamp: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Cursor {
-    /// A datetime: an ISO 8601 string, or Unix seconds (milliseconds above 2·10¹⁰, as Python reads them).
+    /// A `datetime` field, read as pydantic's lax mode does (``Timestamp/lax(_:)``).
     func timestamp() -> Timestamp? {
-        switch value {
-        case .string(let text):
-            if let timestamp = Timestamp(iso8601: text) { return timestamp }
-        case .number(let number):
-            if let seconds = number.double {
-                let scaled = abs(seconds) > 2e10 ? seconds / 1000 : seconds
-                if let timestamp = Timestamp(unixSeconds: scaled) { return timestamp }
-            }
-        default:
-            break
+        switch Timestamp.lax(value) {
+        case .success(let timestamp): return timestamp
+        case .failure(let failure):
+            report(failure)
+            return nil
         }
-        context.report(path, "datetime_parsing", "Input should be a valid datetime", input: value)
-        return nil
     }
 }

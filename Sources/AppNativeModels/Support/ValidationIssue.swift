@@ -20,14 +20,20 @@ public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
     public let kind: Kind
     /// The offending value, echoed in the 422 body as FastAPI does; `nil` when there is none.
     public let input: JSONValue?
+    /// The rule's parameters, FastAPI's `ctx` (`{"le": 90.0}`, `{"error": …}`); `nil` when the rule has none.
+    public let context: JSONValue?
 
     /// Creates an issue.
-    public init(path: [PathComponent], message: String, type: String, kind: Kind = .invalid, input: JSONValue?) {
+    public init(
+        path: [PathComponent], message: String, type: String, kind: Kind = .invalid, input: JSONValue?,
+        context: JSONValue? = nil
+    ) {
         self.path = path
         self.message = message
         self.type = type
         self.kind = kind
         self.input = input
+        self.context = context
     }
 
     /// The path as `a.b[2].c`, or `(root)`, for logs, metric labels and test messages.
@@ -52,7 +58,8 @@ public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
     /// `path: type (message)`.
     public var description: String { "\(pathDescription): \(type) (\(message))" }
 
-    /// The FastAPI `detail` element: `{"type", "loc", "msg", "input"}`; `loc` starts with
+    /// The FastAPI `detail` element: `{"type", "loc", "msg", "input", "ctx"}` (`ctx` only when the
+    /// rule has parameters); `loc` starts with
     /// `root` (`"body"` for request bodies).
     public func detailElement(root: String?) -> JSONValue {
         var loc: [JSONValue] = root.map { [.string($0)] } ?? []
@@ -64,6 +71,7 @@ public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
         }
         var members: [(String, JSONValue)] = [("type", .string(type)), ("loc", .array(loc)), ("msg", .string(message))]
         if let input { members.append(("input", input)) }
+        if let context { members.append(("ctx", context)) }
         return .object(JSONObject(members))
     }
 }

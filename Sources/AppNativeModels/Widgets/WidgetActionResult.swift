@@ -29,8 +29,16 @@ public struct WidgetActionResult: Sendable, Hashable, ModelDecodable, ModelEncod
 
     /// Decodes a result a backend returned, so the gateway relays only what the app can read.
     ///
+    /// A JSON `null` is the default result, as the reference's callback returning `None` is.
+    ///
     /// - Throws: ``ModelError`` listing every issue.
-    public init(json: JSONValue) throws(ModelError) { self = try Self.decode(json) }
+    public init(json: JSONValue) throws(ModelError) {
+        if json.isNull {
+            self.init()
+        } else {
+            self = try Self.decode(json)
+        }
+    }
 
     /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {

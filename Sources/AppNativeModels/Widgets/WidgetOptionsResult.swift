@@ -19,6 +19,9 @@ public struct WidgetOptionsResult: Sendable, Hashable, ModelDecodable, ModelEnco
     public init(json: JSONValue) throws(ModelError) {
         if case .array = json {
             self = try Self.decode(["options": json])
+        } else if json.isNull {
+            // The reference's callback returning `None`: no options.
+            self.init()
         } else {
             self = try Self.decode(json)
         }
