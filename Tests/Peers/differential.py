@@ -12,7 +12,8 @@ mutations (lax coercions, datetimes, URLs, extra keys, null vs absent, content t
 multipart edge cases, canned feeds and results). Each case is sent once to the reference and once
 to the gateway; compared are the status, the answer (normalised JSON) and what the backend received
 (the reference's callback record against the record of the same routers behind the gateway).
-`wire` (the forwarded JSON against the reference callback's model) is reported, not counted.
+and what a non-Python backend reads (`wire`: the forwarded JSON against the reference callback's
+model as Pydantic writes it, `model_dump_json(exclude_unset=True)`).
 
 Writes --report FILE (JSON: per-route figures and every disagreement with its classification)
 and prints the per-route table. Exit status 0 unless the run itself failed; the Swift wrapper
@@ -795,6 +796,33 @@ def received_view(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return records
 
 
+def wire_difference(case: Case, ref_records: list[dict[str, Any]], raw: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The forwarded JSON against the reference callback's model as Pydantic writes it
+    (`model_dump_json(exclude_unset=True)`), when both exist: `None` when they are the same
+    document (members in the same order, integers and floats apart), else both, and whether at
+    least the bytes' meaning agrees once 3 and 3.0 are one number."""
+    if not ref_records or not raw or case.route in ("documents", "widgets", "approvals") or "wire" not in ref_records[0]:
+        return None
+    text = ref_records[0]["wire"]
+    if text is None:
+        return None
+    body = base64.b64decode(raw[0]["body_b64"])
+    try:
+        forwarded = json.loads(body)
+    except ValueError:
+        forwarded = "<not JSON>"
+    expected = json.loads(text)
+    if ordered(forwarded) == ordered(expected):
+        return None
+    return {"forwarded": body.decode("utf-8", "replace"), "reference_model": text,
+            "same_numbers": canon(numbers_normalised(forwarded)) == canon(numbers_normalised(expected))}
+
+
+def ordered(value: Any) -> str:
+    """JSON text that keeps member order and tells 3 from 3.0 (Python reads them as int and float)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def dropped_entries(case: Case, answer: Any) -> bool:
     """Whether the gateway's feed is the canned feed with entries left out (routes.md: dropped)."""
     key = case.route
@@ -815,7 +843,16 @@ DOCUMENTED = {
     "upstream-5xx-becomes-502": "documented (upstream-contract.md, Errors): an upstream 5xx reaches the app as 502",
     "authenticates-before-body": "documented (upstream-contract.md): the gateway answers 401 before it reads the body; "
                                  "the reference decodes the JSON body before its auth dependency runs",
+    "not-utf8-422": "documented (migration.md step 3): a body that is not UTF-8 gets 422 (json_invalid), one status for "
+                    "every body the models cannot read; the reference answers 400",
+    "non-finite-number-422": "documented (migration.md step 3): NaN, Infinity and numbers beyond a double (1e400) are "
+                             "refused with 422; the reference reads them and then fails to render its answer (500)",
 }
+
+
+def gateway_issue_mentions(gw: dict[str, Any], text: str) -> bool:
+    detail = gw["body"].get("detail") if isinstance(gw["body"], dict) else None
+    return isinstance(detail, list) and any(text in json.dumps(e) for e in detail)
 
 
 def reason_for(entry: dict[str, Any]) -> str:
@@ -844,6 +881,11 @@ def classify(case: Case, ref: dict[str, Any], gw: dict[str, Any], aspects: list[
             return "gateway-laxer"
         if case.auth != "token" and gs == 401 and rs == 422:
             return "authenticates-before-body"
+        if rs == 400 and gs == 422 and gateway_issue_mentions(gw, "ill-formed UTF-8"):
+            return "not-utf8-422"
+        if rs == 500 and gs == 422 and case.canned.get("kind") == "ok" \
+                and any(m in case.id for m in ("raw-Infinity", "raw-NaN", "raw-1e400")):
+            return "non-finite-number-422"
         if rs == 500 and gs in (400, 422) and case.canned.get("kind") == "ok":
             return "reference-fails-500-gateway-refuses"
         return f"status-{rs}-vs-{gs}"
@@ -874,6 +916,8 @@ def classify(case: Case, ref: dict[str, Any], gw: dict[str, Any], aspects: list[
         return f"error-body-{rs}"
     if "received" in aspects:
         return "received-differs:" + first_difference(ref["received"], gw["received"])
+    if "wire" in aspects:
+        return "wire-differs"
     return "agree"
 
 
@@ -959,22 +1003,13 @@ def run(args: argparse.Namespace) -> int:
             aspects.append("body")
         if canon(ref["received"]) != canon(gw["received"]):
             aspects.append("received")
-        wire = None
-        if ref["received"] and raw and case.route not in ("documents", "widgets", "approvals") and "model" in ref["received"][0]:
-            try:
-                forwarded = json.loads(base64.b64decode(raw[0]["body_b64"]))
-            except ValueError:
-                forwarded = "<not JSON>"
-            model = ref["received"][0]["model"]
-            expected = {k: model[k] for k in ref["received"][0]["fields_set"]}
-            if canon(numbers_normalised(forwarded)) != canon(numbers_normalised(expected)):
-                wire = {"forwarded": forwarded, "reference_model": expected}
+        wire = wire_difference(case, ref["received"], raw)
+        if wire is not None:
+            aspects.append("wire")
         figures = per_route[case.route]
         figures["cases"] += 1
         for aspect in aspects:
             figures[aspect] += 1
-        if wire is not None:
-            figures["wire"] += 1
         if aspects:
             figures["disagree"] += 1
         else:
@@ -1002,11 +1037,11 @@ def run(args: argparse.Namespace) -> int:
               # Every case's two statuses (0: the connection failed before an answer).
               "statuses": {c.id: [answers[c.id]["reference"]["status"], answers[c.id]["gateway"]["status"]] for c in cases}}
     Path(args.report).write_text(json.dumps(portable(report), indent=1, ensure_ascii=False, allow_nan=False, default=str))
-    print(f"{'route':<22}{'cases':>7}{'agree':>7}{'disagree':>9}{'status':>8}{'body':>6}{'recv':>6}{'wire*':>7}")
+    print(f"{'route':<22}{'cases':>7}{'agree':>7}{'disagree':>9}{'status':>8}{'body':>6}{'recv':>6}{'wire':>6}")
     for route in ROUTES + ["total"]:
         f = totals if route == "total" else per_route[route]
-        print(f"{route:<22}{f['cases']:>7}{f['agree']:>7}{f['disagree']:>9}{f['status']:>8}{f['body']:>6}{f['received']:>6}{f['wire']:>7}")
-    print("* wire: the forwarded JSON differs from the reference callback's model (reported, not counted)")
+        print(f"{route:<22}{f['cases']:>7}{f['agree']:>7}{f['disagree']:>9}{f['status']:>8}{f['body']:>6}{f['received']:>6}{f['wire']:>6}")
+    print("wire: the forwarded JSON is not the reference callback's model as Pydantic writes it (model_dump_json, exclude_unset)")
     print(f"{2 * len(cases)} requests in {report['seconds']} s; report: {args.report}")
     if args.write_expected:
         expected = {
