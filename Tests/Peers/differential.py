@@ -845,6 +845,13 @@ DOCUMENTED = {
                                  "the reference decodes the JSON body before its auth dependency runs",
     "not-utf8-422": "documented (migration.md step 3): a body that is not UTF-8 gets 422 (json_invalid), one status for "
                     "every body the models cannot read; the reference answers 400",
+    "first-file-part-is-the-upload": "documented (migration.md step 3): the first file part is the upload and streams "
+                                     "to the backend; the reference keeps the last",
+    "strict-json-422": "documented (migration.md step 3): duplicate JSON keys and NaN are refused with 422 (here in the "
+                       "document's `context`); the reference keeps the last key and reads NaN",
+    "boundary-over-70-refused": "documented (migration.md step 3): a multipart boundary longer than RFC 2046's 70 "
+                                "characters is refused with the reference's 400 for an unusable boundary; the reference "
+                                "accepts it",
     "non-finite-number-422": "documented (migration.md step 3): NaN, Infinity and numbers beyond a double (1e400) are "
                              "refused with 422; the reference reads them and then fails to render its answer (500)",
 }
@@ -862,6 +869,12 @@ def reason_for(entry: dict[str, Any]) -> str:
 
 def classify(case: Case, ref: dict[str, Any], gw: dict[str, Any], aspects: list[str], raw: list[dict[str, Any]]) -> str:
     rs, gs = ref["status"], gw["status"]
+    if case.id == "documents/structure:dup-file" and aspects == ["received"]:
+        return "first-file-part-is-the-upload"
+    if case.id in ("documents/context:dup-keys", "documents/context:nan") and gs == 422:
+        return "strict-json-422"
+    if case.id == "documents/framing:boundary-long" and rs == 200 and gs == 400:
+        return "boundary-over-70-refused"
     if "status" in aspects:
         if case.canned.get("kind") == "error" and case.canned.get("status", 0) >= 500 and gs == 502:
             return "upstream-5xx-becomes-502"

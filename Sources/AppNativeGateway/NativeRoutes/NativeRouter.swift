@@ -67,16 +67,20 @@ final class NativeRouter {
                 return forwarded
             }
         case .document:
-            guard exchange.hasRequestBody,
-                let filter = DocumentUploadFilter(
-                    contentType: exchange.request.headers.first("Content-Type"), maxBytes: configuration.documentMaxBytes
-                )
-            else {
-                // Not a multipart form at all: the fields the contract requires are missing.
+            guard exchange.hasRequestBody else {
+                // No form at all: the fields the contract requires are missing.
                 refuse(exchange, route, DocumentUploadFilter.notMultipart)
                 return nil
             }
-            mediation.requestBody = filter
+            switch DocumentUploadFilter.make(
+                contentType: exchange.request.headers.first("Content-Type"), maxBytes: configuration.documentMaxBytes)
+            {
+            case .success(let filter):
+                mediation.requestBody = filter
+            case .failure(let refusal):
+                refuse(exchange, route, refusal)
+                return nil
+            }
         case .feed:
             break
         }
