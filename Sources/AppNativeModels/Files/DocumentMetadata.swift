@@ -53,7 +53,15 @@ public struct DocumentMetadata: Sendable, Hashable {
     public init(textParts: [String: String], fileName: String?, fileContentType: String?) throws(ModelError) {
         var issues: [ValidationIssue] = []
         if fileName == nil {
-            issues.append(ValidationIssue(path: ["file"], message: "Field required", type: "missing", input: nil))
+            if let text = textParts["file"] {
+                // A `file` part without a filename is a text field: FastAPI's UploadFile check.
+                issues.append(
+                    ValidationIssue(
+                        path: ["file"], message: "Value error, Expected UploadFile, received: <class 'str'>", type: "value_error",
+                        input: .string(text)))
+            } else {
+                issues.append(ValidationIssue(path: ["file"], message: "Field required", type: "missing", input: nil))
+            }
         }
         let deviceID = textParts["device_id"] ?? ""
         if deviceID.isEmpty {
