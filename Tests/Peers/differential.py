@@ -818,6 +818,13 @@ def wire_difference(case: Case, ref_records: list[dict[str, Any]], raw: list[dic
             "same_numbers": canon(numbers_normalised(forwarded)) == canon(numbers_normalised(expected))}
 
 
+def wire_bytes_equal(case: Case, ref_records: list[dict[str, Any]], raw: list[dict[str, Any]]) -> bool | None:
+    """Whether the forwarded body is byte for byte pydantic-core's text (`None`: nothing to compare)."""
+    if not ref_records or not raw or case.route in ("documents", "widgets", "approvals") or ref_records[0].get("wire") is None:
+        return None
+    return base64.b64decode(raw[0]["body_b64"]) == ref_records[0]["wire"].encode("utf-8")
+
+
 def ordered(value: Any) -> str:
     """JSON text that keeps member order and tells 3 from 3.0 (Python reads them as int and float)."""
     return json.dumps(value, ensure_ascii=False)
@@ -1003,6 +1010,7 @@ def run(args: argparse.Namespace) -> int:
             peer.stop()
 
     report_cases = []
+    wire_bytes: dict[str, tuple[int, int]] = {}
     per_route: dict[str, dict[str, int]] = {r: {"cases": 0, "agree": 0, "disagree": 0, "status": 0, "body": 0, "received": 0, "wire": 0} for r in ROUTES}
     for case in cases:
         ref, gw = answers[case.id]["reference"], answers[case.id]["gateway"]
@@ -1019,6 +1027,11 @@ def run(args: argparse.Namespace) -> int:
         wire = wire_difference(case, ref["received"], raw)
         if wire is not None:
             aspects.append("wire")
+        exact = wire_bytes_equal(case, ref["received"], raw)
+        if exact is not None:
+            wire_bytes[case.route] = wire_bytes.get(case.route, (0, 0))
+            same, compared = wire_bytes[case.route]
+            wire_bytes[case.route] = (same + (1 if exact else 0), compared + 1)
         figures = per_route[case.route]
         figures["cases"] += 1
         for aspect in aspects:
@@ -1055,6 +1068,11 @@ def run(args: argparse.Namespace) -> int:
         f = totals if route == "total" else per_route[route]
         print(f"{route:<22}{f['cases']:>7}{f['agree']:>7}{f['disagree']:>9}{f['status']:>8}{f['body']:>6}{f['received']:>6}{f['wire']:>6}")
     print("wire: the forwarded JSON is not the reference callback's model as Pydantic writes it (model_dump_json, exclude_unset)")
+    same = sum(v[0] for v in wire_bytes.values())
+    compared = sum(v[1] for v in wire_bytes.values())
+    print(f"forwarded JSON byte for byte pydantic-core's model_dump_json: {same} of {compared}")
+    report["wire_bytes"] = {"same": same, "compared": compared, "routes": {k: list(v) for k, v in wire_bytes.items()}}
+    Path(args.report).write_text(json.dumps(portable(report), indent=1, ensure_ascii=False, allow_nan=False, default=str))
     print(f"{2 * len(cases)} requests in {report['seconds']} s; report: {args.report}")
     if args.write_expected:
         expected = {
