@@ -23,8 +23,7 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
             case invalidChunk
             case requestLineTooLong, headerSectionTooLarge, tooManyHeaders, bodyTooLarge
             case truncated
-            case invalidMultipartType, invalidBoundary, invalidDelimiter
-            case invalidContentDisposition, invalidFilename, unsupportedPartEncoding
+            case invalidMultipartType, missingBoundary, invalidBoundary, invalidDelimiter, missingPartName
             case partHeaderTooLarge, tooManyPartHeaders, tooManyParts, partTooLarge
         }
 
@@ -93,20 +92,16 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         /// The request's Content-Type is not `multipart/form-data` with well-formed parameters
         /// (RFC 7578 §4.1, RFC 9110 §8.3.1).
         public static let invalidMultipartType = Code(.invalidMultipartType)
-        /// The `boundary` parameter is missing, repeated, empty, longer than 70 characters, or
+        /// The Content-Type is `multipart/form-data` without a `boundary` parameter.
+        public static let missingBoundary = Code(.missingBoundary)
+        /// A part has no Content-Disposition, or one without a `name` parameter (RFC 7578 §4.2).
+        public static let missingPartName = Code(.missingPartName)
+        /// The `boundary` parameter is repeated, empty, longer than 70 characters, or
         /// has a character outside `bchars` (RFC 2046 §5.1.1).
         public static let invalidBoundary = Code(.invalidBoundary)
         /// A delimiter is followed by something other than transport padding and CRLF
         /// (RFC 2046 §5.1.1).
         public static let invalidDelimiter = Code(.invalidDelimiter)
-        /// A part's Content-Disposition is missing, repeated, not `form-data`, has no `name`, or
-        /// has a malformed or repeated parameter (RFC 7578 §4.2).
-        public static let invalidContentDisposition = Code(.invalidContentDisposition)
-        /// A filename holds a control character, or `filename*` is not a valid RFC 8187 ext-value.
-        public static let invalidFilename = Code(.invalidFilename)
-        /// A part declares a Content-Transfer-Encoding other than 7bit, 8bit or binary
-        /// (RFC 7578 §4.7: deprecated; the gateway never decodes one).
-        public static let unsupportedPartEncoding = Code(.unsupportedPartEncoding)
         /// A part header line passes `MultipartLimits.maxHeaderLineBytes` (413).
         public static let partHeaderTooLarge = Code(.partHeaderTooLarge)
         /// A part has more than `MultipartLimits.maxHeaderCount` header lines (413).

@@ -66,12 +66,12 @@ struct MultipartWriterTests {
         #expect(String(decoding: writer.finish(), as: UTF8.self) == "--XyZ--\r\n")
     }
 
-    @Test("names and filenames escape \", CR and LF as WHATWG does; nothing else changes")
+    @Test("names and filenames escape \" and \\ as quoted-pairs, CR and LF as WHATWG does; nothing else changes")
     func escaping() throws {
         var writer = MultipartWriter(boundary: try MultipartBoundary("XyZ"))
         let wire = writer.beginFile(name: "a\"b\rc\nd é", filename: "x\"\r\n%22.txt", contentType: "text/plain\r\nX: y")
         let head = String(decoding: wire, as: UTF8.self)
-        #expect(head.contains("name=\"a%22b%0Dc%0Ad é\"; filename=\"x%22%0D%0A%22.txt\"\r\n"))
+        #expect(head.contains(#"name="a\"b%0Dc%0Ad é"; filename="x\"%0D%0A%22.txt""# + "\r\n"))
         #expect(head.contains("Content-Type: application/octet-stream\r\n"), "a content type with CR/LF is not forwarded")
         #expect(head.components(separatedBy: "\r\n").count == 5)
     }
@@ -102,14 +102,14 @@ struct MultipartWriterTests {
         let outcome = MultipartFeeder.everySplit(bytes, label: "round trip") { MultipartParser(boundary: boundary) }
         #expect(outcome.error == nil && outcome.isFinished)
         #expect(outcome.parts.count == 6)
-        let expectedNames = ["device_id", "user_email", "context", "na%22me%0D%0AX-Injected: 1", "名前", "file"]
+        let expectedNames = ["device_id", "user_email", "context", "na\"me%0D%0AX-Injected: 1", "名前", "file"]
         #expect(outcome.parts.map(\.head.name) == expectedNames)
         for (part, field) in zip(outcome.parts, Self.upload.fields) {
             #expect(part.content == Array(field.value.utf8), "\(field.name)")
             #expect(!part.head.isFile && part.head.contentType == nil)
         }
         let file = outcome.parts.last
-        #expect(file?.head.filename == "scan %22final%22%0D%0A.pdf")
+        #expect(file?.head.filename == "scan \"final\"%0D%0A.pdf")
         #expect(file?.head.contentType == "application/pdf")
         #expect(file?.content == Self.binary)
     }
@@ -148,14 +148,14 @@ struct MultipartWriterTests {
         try #require(output.status == 0, "python: \(output.stderr)")
         let parts = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]])
         try #require(parts.count == 6)
-        let expectedNames = ["device_id", "user_email", "context", "na%22me%0D%0AX-Injected: 1", "名前", "file"]
+        let expectedNames = ["device_id", "user_email", "context", "na\"me%0D%0AX-Injected: 1", "名前", "file"]
         #expect(parts.map { $0["name"] as? String } == expectedNames)
         #expect(parts.allSatisfy { $0["disposition"] as? String == "form-data" })
         for (part, field) in zip(parts, Self.upload.fields) {
             #expect(part["data"] as? String == Hex.string(Array(field.value.utf8)), "\(field.name)")
             #expect(part["filename"] is NSNull)
         }
-        #expect(parts[5]["filename"] as? String == "scan %22final%22%0D%0A.pdf")
+        #expect(parts[5]["filename"] as? String == "scan \"final\"%0D%0A.pdf")
         #expect(parts[5]["contentType"] as? String == "application/pdf")
         #expect(parts[5]["data"] as? String == Hex.string(Self.binary))
     }

@@ -126,6 +126,72 @@ struct NativeDocumentTests {
         #expect(stored["sha256"] as? String == Hex.string(digest))
     }
 
+    /// A raw multipart request with the dev token.
+    static func post(_ fixture: NativeRoutesFixture, body: String, contentType: String) async throws -> RawHTTPClient.Response {
+        let port = fixture.port
+        let headers = ["Authorization": "Bearer " + (try NativeRoutesFixture.token()), "Content-Type": contentType]
+        return try await blocking {
+            try RawHTTPClient.request(port: port, method: "POST", "/api/documents", headers: headers, body: Array(body.utf8))
+        }
+    }
+
+    static func part(_ disposition: String, _ value: String) -> String {
+        "--\(boundary)\r\nContent-Disposition: \(disposition)\r\n\r\n\(value)\r\n"
+    }
+
+    static var close: String { "--\(boundary)--\r\n" }
+
+    @Test("framing answered as the reference answers it: a preamble, a broken delimiter, a part without a name are 400, a missing boundary 400, a truncated file 422; nothing reaches the upstream")
+    func framingAsTheReference() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let type = "multipart/form-data; boundary=\(Self.boundary)"
+        let valid = Self.part(#"form-data; name="device_id""#, "d1") + Self.part(#"form-data; name="file"; filename="a.pdf""#, "%PDF")
+        let cases: [(String, String, String, Int, String)] = [
+            ("preamble", "junk\r\n" + valid + Self.close, type, 400, #"{"detail":"Invalid multipart data."}"#),
+            ("transport padding", valid.replacingOccurrences(of: "\(Self.boundary)\r\n", with: "\(Self.boundary) \r\n") + Self.close, type, 400,
+             #"{"detail":"Invalid multipart data."}"#),
+            ("no name", Self.part("form-data", "x") + valid + Self.close, type, 400,
+             #"{"detail":"The Content-Disposition header field \"name\" must be provided."}"#),
+            ("no boundary", valid + Self.close, "multipart/form-data", 400, #"{"detail":"Missing boundary in multipart."}"#),
+            ("empty boundary", valid + Self.close, "multipart/form-data; boundary=", 400, #"{"detail":"Invalid multipart data."}"#),
+            ("truncated in the file", valid, type, 422, #""loc":["body","file"]"#),
+        ]
+        for (name, body, contentType, status, detail) in cases {
+            let response = try await Self.post(fixture, body: body, contentType: contentType)
+            #expect(response.status == status, "\(name): \(response.bodyText)")
+            #expect(response.bodyText.contains(detail), "\(name): \(response.bodyText)")
+        }
+        #expect(try await Self.documents(fixture).isEmpty)
+    }
+
+    @Test("parts as the reference reads them: the last of a repeated field, filename before filename*, x/. sanitised to x, a quote in a filename kept, a loose disposition accepted")
+    func partsAsTheReference() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let type = "multipart/form-data; boundary=\(Self.boundary)"
+        let cases: [(String, String, String)] = [
+            ("repeated device_id", Self.part(#"form-data; name="device_id""#, "first") + Self.part(#"form-data; name="device_id""#, "second")
+                + Self.part(#"form-data; name="file"; filename="a.pdf""#, "%PDF"), "a.pdf"),
+            ("filename and filename*", Self.part(#"form-data; name="device_id""#, "second")
+                + Self.part(#"form-data; name="file"; filename*=UTF-8''star.pdf; filename="plain.pdf""#, "%PDF"), "plain.pdf"),
+            ("x/.", Self.part(#"form-data; name="device_id""#, "second") + Self.part(#"form-data; name="file"; filename="x/.""#, "%PDF"), "x"),
+            ("escaped quote", Self.part(#"form-data; name="device_id""#, "second")
+                + Self.part(#"form-data; name="file"; filename="a\"b.pdf""#, "%PDF"), #"a"b.pdf"#),
+            ("attachment, tab, repeated filename", Self.part(#"form-data; name="device_id""#, "second")
+                + Self.part("attachment; name=\"file\"; filename=\"a.pdf\"; filename=\"t\tb.pdf\"", "%PDF"), "t\tb.pdf"),
+        ]
+        for (index, (name, body, filename)) in cases.enumerated() {
+            let response = try await Self.post(fixture, body: body + Self.close, contentType: type)
+            #expect(response.status == 200, "\(name): \(response.bodyText)")
+            let documents = try await Self.documents(fixture)
+            try #require(documents.count == index + 1, "\(name)")
+            let document = documents[index]
+            #expect(document["filename"] as? String == filename, "\(name)")
+            #expect((document["fields"] as? [String: Any])?["device_id"] as? String == "second", "\(name)")
+        }
+    }
+
     @Test("refusals: missing device_id or file 422, bad context 422 with the contract's detail, not multipart 422; nothing reaches the upstream")
     func refusals() async throws {
         let fixture = try await NativeRoutesFixture.start()

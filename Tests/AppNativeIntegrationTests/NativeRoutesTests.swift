@@ -85,7 +85,27 @@ struct NativeRoutesTests {
             #expect(event["email"] as? String == user.email)
         }
         let bodies = try await fixture.recorded("events?route=devices").map { $0["body"] as? [String: Any] ?? [:] }
-        #expect(bodies.last?.keys.sorted() == ["device_id", "user_email"], "the body arrives as the app sent it")
+        #expect(bodies.last?.keys.sorted() == ["device_id", "user_email"], "absent stays absent, null stays null")
+    }
+
+    @Test("the backend receives the model as the reference's callback model writes it: unknown keys dropped, floats and datetimes normalised, Content-Length of the new body")
+    func forwardedBodyIsTheNormalisedModel() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let sent = #"{"extra":1,"recorded_at":1700000000000,"longitude":-0,"latitude":12,"device_id":"d1","user_email":null,"accuracy":1e1}"#
+        let response = try await fixture.call("POST", "/api/locations", json: sent)
+        #expect(response.status == 200)
+        // model_dump_json(exclude_unset=True) of the reference's LocationUpdate for `sent`.
+        let expected = #"{"device_id":"d1","user_email":null,"latitude":12.0,"longitude":0.0,"accuracy":10.0,"recorded_at":"2023-11-14T22:13:20Z"}"#
+        let event = try #require(try await fixture.recorded("events?route=locations").last)
+        let headers = event["headers"] as? [String: Any] ?? [:]
+        #expect(headers["content-length"] as? String == String(expected.utf8.count))
+        #expect(headers["content-type"] as? String == "application/json")
+        let body = event["body"] as? [String: Any] ?? [:]
+        #expect(body.keys.sorted() == ["accuracy", "device_id", "latitude", "longitude", "recorded_at", "user_email"])
+        #expect(body["recorded_at"] as? String == "2023-11-14T22:13:20Z")
+        #expect(body["user_email"] is NSNull)
+        #expect(body["latitude"] as? Double == 12 && body["accuracy"] as? Double == 10)
     }
 
     @Test("every event route answers as contract/routes.md §1 says")

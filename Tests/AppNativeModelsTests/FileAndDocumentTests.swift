@@ -98,6 +98,18 @@ import Testing
             #expect(error.issues.allSatisfy { $0.type == "missing" })
         }
     }
+
+    @Test func aFilePartWithoutFilenameIsATextFieldAndAnsweredAsFastAPIDoes() {
+        do {
+            _ = try DocumentMetadata(textParts: ["device_id": "d", "file": "just text"], fileName: nil, fileContentType: nil)
+            Issue.record("must fail")
+        } catch {
+            #expect(error.issues.map(\.pathDescription) == ["file"])
+            #expect(error.issues.first?.type == "value_error")
+            #expect(error.issues.first?.message == "Value error, Expected UploadFile, received: <class 'str'>")
+            #expect(error.issues.first?.input == .string("just text"))
+        }
+    }
 }
 
 /// The documents response of `contract/routes.md` §2.8 for each kind of callback result.

@@ -98,8 +98,18 @@ def model_record(route: str, body: Any, context: Any) -> dict[str, Any]:
         "route": route,
         "model": body.model_dump(mode="json"),
         "fields_set": sorted(body.model_fields_set),
+        # What a non-Python backend should read: the model as Pydantic writes it, the fields the
+        # app sent only (absent stays absent, a sent null stays null), in the model's order.
+        "wire": wire_text(body),
         "user": user_view(context.user),
     }
+
+
+def wire_text(body: Any) -> str | None:
+    try:
+        return body.model_dump_json(exclude_unset=True)
+    except ValueError:  # a lone surrogate cannot be written as UTF-8
+        return None
 
 
 class Canned:

@@ -21,25 +21,59 @@ final class DocumentUploadFilter: RequestBodyFilter {
     private var isCommitted = false
     private var hasDeviceID = false
     private var hasFile = false
-    /// A refusal found while the reader handed over a field (a bad `context`): it stops the
-    /// reading and is thrown.
+    /// A refusal found while the reader handed over a part: it stops the reading and is thrown.
     private var refusal: MediatedAnswer?
+    /// The refusal the latest `context` part calls for (the reference reads the last one): it
+    /// becomes the refusal when the file begins, so a bad `context` before the file is answered
+    /// before any of the upload reaches the upstream.
+    private var contextRefusal: MediatedAnswer?
+    /// The start of the body until it reaches the first delimiter: the reference's parser takes
+    /// only CR and LF before it (no preamble).
+    private var opening: [UInt8]
+    private var matchedOpening = 0
+    private var isOpeningChecked = false
 
     /// Text fields are small; the file is the only large part.
     static let maxFieldBytes: UInt64 = 65_536
 
-    /// `nil` when the request is not `multipart/form-data` with a valid boundary.
-    init?(contentType: String?, maxBytes: Int) {
-        let limits = MultipartLimits(maxParts: 32, maxFieldBytes: Self.maxFieldBytes, maxFileBytes: UInt64(maxBytes))
-        guard let reader = MultipartFormReader(contentType: contentType, limits: limits, fileFieldName: "file") else {
-            return nil
+    /// The reference's own caps are 1000 fields and 1000 files; parts beyond are refused (413).
+    static let maxParts = 2000
+
+    /// The filter for an upload, or the refusal for its Content-Type, as the reference answers
+    /// it: 422 (every required part missing) when it is not `multipart/form-data`, 400 when the
+    /// boundary is missing or unusable.
+    static func make(contentType: String?, maxBytes: Int) -> Result<DocumentUploadFilter, MediatedAnswer> {
+        guard let contentType, Self.isFormData(contentType) else { return .failure(notMultipart) }
+        let boundary: MultipartBoundary
+        do throws(HTTPParseError) {
+            boundary = try MultipartBoundary(contentType: contentType)
+        } catch {
+            return .failure(error.code == .missingBoundary ? missingBoundary : malformed)
         }
+        let limits = MultipartLimits(maxParts: maxParts, maxFieldBytes: Self.maxFieldBytes, maxFileBytes: UInt64(maxBytes))
+        guard let reader = MultipartFormReader(contentType: contentType, limits: limits, fileFieldName: "file") else {
+            return .failure(malformed)
+        }
+        return .success(DocumentUploadFilter(reader: reader, boundary: boundary))
+    }
+
+    private init(reader: MultipartFormReader, boundary: MultipartBoundary) {
         self.reader = reader
+        opening = Array("--\(boundary.value)".utf8)
+    }
+
+    /// Starlette's test: the media type before any `;`, lower-cased and trimmed, is
+    /// `multipart/form-data` (anything else is read as no form at all).
+    static func isFormData(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(mediaType.drop(while: isBlank).reversed().drop(while: isBlank).reversed()).lowercased() == "multipart/form-data"
     }
 
     var upstreamContentType: String? { writer.contentType }
 
     func consume(_ chunk: UnsafeRawBufferPointer) throws(MediatedAnswer) -> [UInt8] {
+        try checkOpening(chunk)
         do throws(HTTPParseError) {
             try reader.consume(chunk) { forward($0) }
         } catch {
@@ -53,15 +87,17 @@ final class DocumentUploadFilter: RequestBodyFilter {
         do throws(HTTPParseError) {
             try reader.finish { forward($0) }
         } catch {
-            throw Self.answer(for: error)
+            // A body that stops early is what the reference's parser read of it: the parts that
+            // ended. The model decides (a file that never ended is missing).
+            guard error.code == .truncated, isOpeningChecked else { throw Self.answer(for: error) }
         }
         if let refusal { throw refusal }
-        guard reader.isFinished else { throw Self.malformed }
-        // Missing `file` / `device_id` (and `context` again) by the contract model itself.
+        // Missing `file` / `device_id` and the last `context` by the contract model itself.
+        let file = reader.isFinished || reader.isFileComplete ? reader.file : nil
         do {
             _ = try DocumentMetadata(
-                textParts: reader.fields, fileName: reader.file.map { $0.preferredFilename ?? "" },
-                fileContentType: reader.file?.contentType)
+                textParts: reader.fields, fileName: file.map { $0.preferredFilename ?? "" },
+                fileContentType: file?.contentType)
         } catch {
             throw Self.refusal(error)
         }
@@ -77,35 +113,43 @@ final class DocumentUploadFilter: RequestBodyFilter {
     private func forward(_ event: MultipartFormReader.Event) -> Bool {
         switch event {
         case .fileBegan(let head):
+            if let contextRefusal {
+                refusal = contextRefusal
+                return false
+            }
             hasFile = true
             let filename = DocumentMetadata.sanitizedFilename(head.preferredFilename ?? "")
             output.append(contentsOf: writer.beginFile(name: "file", filename: filename, contentType: head.contentType))
             if hasDeviceID { isCommitted = true }
         case .fileContent(let bytes):
             output.append(contentsOf: bytes)
-        case .field(let name, let value, let isFirst):
-            fieldEnded(name, value, isFirst: isFirst)
+        case .field(let name, let value, _):
+            fieldEnded(name, value)
         }
         return refusal == nil
     }
 
     /// A text field is complete: checked by the rules of contract/routes.md §2.8, then forwarded.
-    private func fieldEnded(_ name: String, _ bytes: UnsafeRawBufferPointer, isFirst: Bool) {
+    /// Every occurrence of a field is forwarded: a repeated field arrives repeated, and the last
+    /// one is the one the reference (and the model here) reads.
+    private func fieldEnded(_ name: String, _ bytes: UnsafeRawBufferPointer) {
         switch name {
         case "device_id":
-            // An empty device_id counts as missing; the model reads the first occurrence.
-            guard isFirst, !bytes.isEmpty else { return }
+            // An empty device_id counts as missing.
+            guard !bytes.isEmpty else { return }
             hasDeviceID = true
             if hasFile { isCommitted = true }
         case "user_email":
             guard !bytes.isEmpty else { return }  // empty → absent
         case "context":
-            // Checked as soon as the part ends, so a bad context usually never reaches the upstream.
+            // Checked as soon as the part ends, so a bad context before the file never reaches
+            // the upstream; a later context part replaces the verdict, as it replaces the value.
             let context: JSONObject?
             do {
                 context = try DocumentMetadata.context(String(decoding: bytes, as: UTF8.self))
+                contextRefusal = nil
             } catch {
-                refusal = Self.refusal(error)
+                contextRefusal = Self.refusal(error)
                 return
             }
             guard context != nil else { return }  // blank → absent
@@ -127,11 +171,33 @@ final class DocumentUploadFilter: RequestBodyFilter {
 
     // MARK: Answers
 
+    /// Bytes before the first delimiter other than CR and LF: the reference's parser refuses
+    /// them (RFC 2046 would allow a preamble).
+    private func checkOpening(_ chunk: UnsafeRawBufferPointer) throws(MediatedAnswer) {
+        guard !isOpeningChecked else { return }
+        for byte in chunk {
+            if byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n"), matchedOpening == 0 { continue }
+            if matchedOpening == opening.count {
+                // The delimiter ends with CR (a part follows) or `-` (the close delimiter): no
+                // transport padding, no bare LF.
+                guard byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "-") else { throw Self.malformed }
+                isOpeningChecked = true
+                return
+            }
+            guard opening[matchedOpening] == byte else { throw Self.malformed }
+            matchedOpening += 1
+        }
+    }
+
+    // The reference's answers (Starlette's MultiPartException messages, FastAPI's 400).
     private static let tooLarge = NativeAnswers.detail(413, "Document too large")
-    private static let malformed = NativeAnswers.detail(400, "There was an error parsing the body")
+    private static let malformed = NativeAnswers.detail(400, "Invalid multipart data.")
+    private static let missingBoundary = NativeAnswers.detail(400, "Missing boundary in multipart.")
+    private static let missingName = NativeAnswers.detail(400, #"The Content-Disposition header field "name" must be provided."#)
 
     private static func answer(for error: HTTPParseError) -> MediatedAnswer {
-        error.status == 413 ? tooLarge : malformed
+        if error.status == 413 { return tooLarge }
+        return error.code == .missingPartName ? missingName : malformed
     }
 
     /// The contract model's refusal (its status and `detail`: 422 for missing parts or a bad context).

@@ -1,17 +1,18 @@
 import AppNativeProxy
 
-/// Holds a native route's JSON body (capped before any decoding) and releases it, exactly as the
-/// app sent it, only once the contract accepts it: the upstream never sees a malformed event, and
-/// "field absent" versus "field null" survives because the bytes are not re-encoded.
+/// Holds a native route's JSON body (capped before any decoding) and releases, once the contract
+/// accepts it, the body the backend receives: the validated model written as the reference's
+/// callback model (upstream-contract.md). The upstream never sees a malformed event or a key the
+/// model does not know, and "field absent" versus "field null" survives.
 final class JSONEventFilter: RequestBodyFilter {
     private let maxBytes: Int
-    private let validate: ([UInt8]) -> MediatedAnswer?
+    private let forward: ([UInt8]) -> Result<[UInt8], MediatedAnswer>
     private var body: [UInt8] = []
 
-    /// `validate` returns the refusal (422) for a body the contract rejects, `nil` to accept it.
-    init(maxBytes: Int, validate: @escaping ([UInt8]) -> MediatedAnswer?) {
+    /// `forward` returns the body to forward, or the refusal (422) for a body the contract rejects.
+    init(maxBytes: Int, forward: @escaping ([UInt8]) -> Result<[UInt8], MediatedAnswer>) {
         self.maxBytes = maxBytes
-        self.validate = validate
+        self.forward = forward
     }
 
     var upstreamContentType: String? { "application/json" }
@@ -25,9 +26,8 @@ final class JSONEventFilter: RequestBodyFilter {
     }
 
     func finish() throws(MediatedAnswer) -> [UInt8] {
-        if let refusal = validate(body) { throw refusal }
         defer { body = [] }
-        return body
+        return try forward(body).get()
     }
 }
 

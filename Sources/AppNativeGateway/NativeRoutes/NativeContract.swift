@@ -16,24 +16,29 @@ enum NativeContract {
         var dropped: [(id: String, path: String, reason: String)]
     }
 
-    /// `nil` when the body satisfies the route's request model, else the 422 answer listing every
-    /// error with its path (the size cap was applied while the body was read).
-    static func validateRequest(_ route: NativeRoute, body: [UInt8]) -> MediatedAnswer? {
+    /// The body the backend receives for an accepted request (upstream-contract.md): the decoded
+    /// model as the reference's callback model writes it (``ModelEncoding/forwarded(sentKeys:)``),
+    /// or the answer that refuses the body: 422 listing every error with its path (the size cap
+    /// was applied while the body was read).
+    static func forwardedRequest(_ route: NativeRoute, body: [UInt8]) -> Result<[UInt8], MediatedAnswer> {
         let decoder = ModelDecoder(maxBodyBytes: Int.max)
         do throws(ModelError) {
+            let value = try decoder.parse(body)
+            let encoding = ModelEncoding.forwarded(sentKeys: Set(value.objectValue?.keys ?? []))
+            let forwarded: JSONValue
             switch route {
-            case .devices: _ = try decoder.decode(DeviceRegistration.self, from: body)
-            case .locations: _ = try decoder.decode(LocationUpdate.self, from: body)
-            case .notificationActions: _ = try decoder.decode(NotificationActionReceived.self, from: body)
-            case .widgetActions: _ = try decoder.decode(WidgetActionReceived.self, from: body)
-            case .widgetOptions: _ = try decoder.decode(WidgetOptionsRequest.self, from: body)
-            case .approvalDecisions: _ = try decoder.decode(ApprovalDecisionReceived.self, from: body)
-            case .liveActivities: _ = try decoder.decode(LiveActivityTokenReceived.self, from: body)
+            case .devices: forwarded = try DeviceRegistration(json: value).jsonValue(encoding)
+            case .locations: forwarded = try LocationUpdate(json: value).jsonValue(encoding)
+            case .notificationActions: forwarded = try NotificationActionReceived(json: value).jsonValue(encoding)
+            case .widgetActions: forwarded = try WidgetActionReceived(json: value).jsonValue(encoding)
+            case .widgetOptions: forwarded = try WidgetOptionsRequest(json: value).jsonValue(encoding)
+            case .approvalDecisions: forwarded = try ApprovalDecisionReceived(json: value).jsonValue(encoding)
+            case .liveActivities: forwarded = try LiveActivityTokenReceived(json: value).jsonValue(encoding)
             case .documents, .widgets, .approvals: preconditionFailure("\(route) has no JSON request body")
             }
-            return nil
+            return .success(JSONSerializer.serialize(forwarded))
         } catch {
-            return .json(status: error.code == .bodyTooLarge ? 413 : 422, error.responseBytes())
+            return .failure(.json(status: error.code == .bodyTooLarge ? 413 : 422, error.responseBytes()))
         }
     }
 

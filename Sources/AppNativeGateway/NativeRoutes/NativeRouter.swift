@@ -51,28 +51,36 @@ final class NativeRouter {
                 return nil
             }
             guard exchange.hasRequestBody else {
-                refuse(exchange, route, NativeContract.validateRequest(route, body: []) ?? NativeAnswers.detail(422, "Request body required"))
+                if case .failure(let refusal) = NativeContract.forwardedRequest(route, body: []) {
+                    refuse(exchange, route, refusal)
+                } else {
+                    refuse(exchange, route, NativeAnswers.detail(422, "Request body required"))
+                }
                 return nil
             }
             let metrics = metrics
             // As the reference: a body not sent as JSON is read (up to the cap) and refused whole.
             let isJSON = NativeContract.isJSONMediaType(exchange.request.headers.first("Content-Type"))
             mediation.requestBody = JSONEventFilter(maxBytes: maxBytes) { body in
-                let refusal = isJSON ? NativeContract.validateRequest(route, body: body) : NativeContract.notJSON(body: body)
-                if let refusal { metrics.rejected(route, status: refusal.status) }
-                return refusal
+                let forwarded = isJSON ? NativeContract.forwardedRequest(route, body: body) : .failure(NativeContract.notJSON(body: body))
+                if case .failure(let refusal) = forwarded { metrics.rejected(route, status: refusal.status) }
+                return forwarded
             }
         case .document:
-            guard exchange.hasRequestBody,
-                let filter = DocumentUploadFilter(
-                    contentType: exchange.request.headers.first("Content-Type"), maxBytes: configuration.documentMaxBytes
-                )
-            else {
-                // Not a multipart form at all: the fields the contract requires are missing.
+            guard exchange.hasRequestBody else {
+                // No form at all: the fields the contract requires are missing.
                 refuse(exchange, route, DocumentUploadFilter.notMultipart)
                 return nil
             }
-            mediation.requestBody = filter
+            switch DocumentUploadFilter.make(
+                contentType: exchange.request.headers.first("Content-Type"), maxBytes: configuration.documentMaxBytes)
+            {
+            case .success(let filter):
+                mediation.requestBody = filter
+            case .failure(let refusal):
+                refuse(exchange, route, refusal)
+                return nil
+            }
         case .feed:
             break
         }

@@ -23,7 +23,7 @@ public struct MultipartBoundary: Sendable, Hashable, CustomStringConvertible {
     /// exactly one `boundary` parameter, as a token or a quoted-string; other parameters are
     /// ignored, but none may repeat.
     /// - Parameter contentType: the Content-Type field value.
-    /// - Throws: `HTTPParseError` `.invalidMultipartType` or `.invalidBoundary`.
+    /// - Throws: `HTTPParseError` `.invalidMultipartType`, `.missingBoundary` or `.invalidBoundary`.
     public init(contentType: String) throws(HTTPParseError) {
         var bytes: [UInt8] = []
         for scalar in contentType.unicodeScalars {
@@ -41,10 +41,8 @@ public struct MultipartBoundary: Sendable, Hashable, CustomStringConvertible {
         }
         let boundaries = parsed.parameters.filter { $0.name == "boundary" }
         guard boundaries.count == 1, let boundary = boundaries.first else {
-            throw HTTPParseError(
-                .invalidBoundary,
-                reason: boundaries.isEmpty ? "no boundary parameter" : "more than one boundary parameter"
-            )
+            if boundaries.isEmpty { throw HTTPParseError(.missingBoundary, reason: "no boundary parameter") }
+            throw HTTPParseError(.invalidBoundary, reason: "more than one boundary parameter")
         }
         guard !parsed.hasRepeatedName else {
             throw HTTPParseError(.invalidMultipartType, reason: "a Content-Type parameter is repeated")

@@ -2,9 +2,11 @@
 /// of a given name (RFC 7578).
 ///
 /// The part rules every upload route shares live here once: the first file part named
-/// `fileFieldName` is the upload's file; any other file part (another name, or a second one of that
-/// name) is skipped; a text field is reported whole when it ends, and its first occurrence is kept
-/// in `fields` (decoded as UTF-8) for the contract's model to judge at the end.
+/// `fileFieldName` is the upload's file (it streams, so a later one cannot replace it); any other
+/// file part (another name, or a second one of that name) is skipped; a text field is reported
+/// whole when it ends, and its last occurrence is kept in `fields` (decoded as UTF-8, else as
+/// Latin-1, as the Python reference's form parser decodes it) for the contract's model to judge
+/// at the end.
 public struct MultipartFormReader: Sendable {
     /// What the reader hands its caller, in body order.
     public enum Event {
@@ -28,10 +30,12 @@ public struct MultipartFormReader: Sendable {
     private var part: Part?
     private var fieldValue: [UInt8] = []
 
-    /// First occurrence of each text field.
+    /// The last occurrence of each text field (the reference's form keeps the last).
     public private(set) var fields: [String: String] = [:]
     /// The file part's head, once it began.
     public private(set) var file: MultipartPartHead?
+    /// Whether the file part has ended (a delimiter followed it).
+    public private(set) var isFileComplete = false
     /// Whether the close delimiter has been read.
     public private(set) var isFinished = false
 
@@ -89,9 +93,10 @@ public struct MultipartFormReader: Sendable {
             return bytes.withUnsafeBytes { take($0, handle) }
         case .partEnded:
             defer { part = nil }
+            if case .file = part { isFileComplete = true }
             guard case .field(let name) = part else { return true }
             let isFirst = fields[name] == nil
-            if isFirst { fields[name] = String(decoding: fieldValue, as: UTF8.self) }
+            fields[name] = FormText.decode(fieldValue)
             return fieldValue.withUnsafeBytes { handle(.field(name: name, value: $0, isFirst: isFirst)) }
         case .finished:
             isFinished = true

@@ -62,9 +62,9 @@ public struct MultipartParser: Sendable {
     private var line: [UInt8] = []
     private var hasPendingCR = false
     private var headerCount = 0
-    private var disposition: ContentDisposition.Value?
+    /// The last Content-Disposition value of the part (the reference keeps the last).
+    private var disposition: [UInt8]?
     private var contentType: String?
-    private var hasTransferEncoding = false
 
     /// - Parameters:
     ///   - boundary: the boundary of the body.
@@ -301,7 +301,6 @@ public struct MultipartParser: Sendable {
         headerCount = 0
         disposition = nil
         contentType = nil
-        hasTransferEncoding = false
     }
 
     private mutating func readHeaders(
@@ -368,41 +367,23 @@ public struct MultipartParser: Sendable {
         }
         switch HeaderParameters.lowercased(Array(line[..<colon])) {
         case "content-disposition":
-            guard disposition == nil else {
-                throw HTTPParseError(.invalidContentDisposition, reason: "more than one Content-Disposition")
-            }
-            disposition = try ContentDisposition.parse(value)
+            disposition = value
         case "content-type":
-            guard contentType == nil else {
-                throw HTTPParseError(.invalidHeader, reason: "more than one part Content-Type")
+            // Kept as the client wrote it, whatever it says (the reference passes it on unread);
+            // non-ASCII bytes are refused because the forwarded header is written from it.
+            guard value.allSatisfy({ $0 < 0x80 }) else {
+                throw HTTPParseError(.invalidHeader, reason: "part Content-Type is not ASCII")
             }
-            guard value.allSatisfy({ $0 < 0x80 }), HeaderParameters.parse(value, isMediaType: true) != nil else {
-                throw HTTPParseError(.invalidHeader, reason: "part Content-Type is not an ASCII media type")
-            }
-            contentType = String(decoding: value, as: UTF8.self)
-        case "content-transfer-encoding":
-            guard !hasTransferEncoding else {
-                throw HTTPParseError(.invalidHeader, reason: "more than one Content-Transfer-Encoding")
-            }
-            hasTransferEncoding = true
-            guard ["7bit", "8bit", "binary"].contains(HeaderParameters.lowercased(value)) else {
-                throw HTTPParseError(.unsupportedPartEncoding, reason: "Content-Transfer-Encoding other than 7bit, 8bit, binary")
-            }
+            // The first one counts, as in the reference's headers.
+            if contentType == nil { contentType = String(decoding: value, as: UTF8.self) }
         default:
             break
         }
     }
 
     private mutating func endHeaders() throws(HTTPParseError) -> MultipartPartHead {
-        guard let disposition else {
-            throw HTTPParseError(.invalidContentDisposition, reason: "part without Content-Disposition")
-        }
-        let head = MultipartPartHead(
-            name: disposition.name,
-            filename: disposition.filename,
-            encodedFilename: disposition.encodedFilename,
-            contentType: contentType
-        )
+        let disposition = try ContentDisposition.parse(disposition)
+        let head = MultipartPartHead(name: disposition.name, filename: disposition.filename, contentType: contentType)
         state = .content
         matched = 0
         contentBytes = 0

@@ -10,9 +10,6 @@ public struct MultipartPartHead: Sendable, Hashable {
     /// The `filename` parameter after quoted-string unescaping, as sent: untrusted and possibly
     /// a path. Use `DocumentMetadata.sanitizedFilename(_:)` (AppNativeModels) before it names anything.
     public let filename: String?
-    /// The `filename*` parameter decoded from its RFC 8187 ext-value (UTF-8 or ISO-8859-1).
-    /// RFC 7578 §4.2 tells senders not to use it; when one does, RFC 6266 §4.3 prefers it.
-    public let encodedFilename: String?
     /// The part's Content-Type value, or nil when absent (RFC 7578 §4.4: then `text/plain` for
     /// a field; the documents route uses `application/octet-stream` for a file).
     public let contentType: String?
@@ -20,18 +17,17 @@ public struct MultipartPartHead: Sendable, Hashable {
     /// - Parameters:
     ///   - name: the form field name.
     ///   - filename: the plain `filename` parameter.
-    ///   - encodedFilename: the decoded `filename*` parameter.
     ///   - contentType: the part's Content-Type.
-    public init(name: String, filename: String? = nil, encodedFilename: String? = nil, contentType: String? = nil) {
+    public init(name: String, filename: String? = nil, contentType: String? = nil) {
         self.name = name
         self.filename = filename
-        self.encodedFilename = encodedFilename
         self.contentType = contentType
     }
 
     /// Whether the part is a file (it carries a filename parameter, possibly empty).
-    public var isFile: Bool { filename != nil || encodedFilename != nil }
+    public var isFile: Bool { filename != nil }
 
-    /// The filename to use: `filename*` when present (RFC 6266 §4.3), else `filename`.
-    public var preferredFilename: String? { encodedFilename ?? filename }
+    /// The filename to use: `filename` (a `filename*` parameter is ignored, as RFC 7578 §4.2
+    /// asks and the Python reference does).
+    public var preferredFilename: String? { filename }
 }

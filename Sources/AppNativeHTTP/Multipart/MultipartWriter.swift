@@ -7,9 +7,9 @@
 /// mime/multipart): CRLF line ends, `Content-Disposition: form-data; name="…"; filename="…"`,
 /// and a Content-Type on file parts.
 ///
-/// Names and filenames are escaped as WHATWG specifies: `"` → `%22`, CR → `%0D`, LF → `%0A`, so
-/// no value can end a quoted-string or a header line. Nothing else is changed (raw UTF-8 stays
-/// raw). The boundary is random (`MultipartBoundary.random()`), so file content containing the
+/// Names and filenames are escaped so that no value can end a quoted-string or a header line:
+/// `"` → `\"` and `\` → `\\` (quoted-pairs, which the Python reference's parser reads back to the
+/// original), CR → `%0D`, LF → `%0A` (WHATWG). Nothing else is changed (raw UTF-8 stays raw). The boundary is random (`MultipartBoundary.random()`), so file content containing the
 /// delimiter by chance is not a practical concern.
 public struct MultipartWriter: Sendable {
     /// The boundary the body uses.
@@ -98,13 +98,16 @@ public struct MultipartWriter: Sendable {
         return bytes
     }
 
-    /// WHATWG HTML §4.10.21.8: replace LF with `%0A`, CR with `%0D` and `"` with `%22`.
+    /// `"` and `\` as quoted-pairs (RFC 9110 §5.6.4), which python-multipart and other parsers
+    /// unescape, so the backend reads the name as the app sent it; CR and LF, which no header
+    /// line can hold, as WHATWG's `%0D` and `%0A` (HTML §4.10.21.8).
     static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
             case ASCII.lf: bytes.append(contentsOf: "%0A".utf8)
             case ASCII.cr: bytes.append(contentsOf: "%0D".utf8)
-            case ASCII.dquote: bytes.append(contentsOf: "%22".utf8)
+            case ASCII.dquote: bytes.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
             default: bytes.append(byte)
             }
         }

@@ -42,7 +42,8 @@ public struct DocumentMetadata: Sendable, Hashable {
     /// Validates the multipart text parts in the contract's order.
     ///
     /// - Parameters:
-    ///   - textParts: text part values by part name (first occurrence of a name).
+    ///   - textParts: text part values by part name (the last occurrence of a name, as the
+    ///     reference's form parser keeps it).
     ///   - fileName: the `filename` parameter of the `file` part; `nil` when there is no file part
     ///     or it carries no filename.
     ///   - fileContentType: the `file` part's `Content-Type`, if any.
@@ -52,7 +53,15 @@ public struct DocumentMetadata: Sendable, Hashable {
     public init(textParts: [String: String], fileName: String?, fileContentType: String?) throws(ModelError) {
         var issues: [ValidationIssue] = []
         if fileName == nil {
-            issues.append(ValidationIssue(path: ["file"], message: "Field required", type: "missing", input: nil))
+            if let text = textParts["file"] {
+                // A `file` part without a filename is a text field: FastAPI's UploadFile check.
+                issues.append(
+                    ValidationIssue(
+                        path: ["file"], message: "Value error, Expected UploadFile, received: <class 'str'>", type: "value_error",
+                        input: .string(text)))
+            } else {
+                issues.append(ValidationIssue(path: ["file"], message: "Field required", type: "missing", input: nil))
+            }
         }
         let deviceID = textParts["device_id"] ?? ""
         if deviceID.isEmpty {
@@ -88,15 +97,18 @@ public struct DocumentMetadata: Sendable, Hashable {
 
     /// The last path component of a client-supplied file name, never a path (`contract/routes.md` §2.8).
     ///
-    /// Every `\` counts as `/`, trailing slashes are ignored, and `""`, `.` or `..` become
-    /// `upload`: `../../etc/passwd` → `passwd`, `C:\temp\scan.jpg` → `scan.jpg`, `a/..` → `upload`.
+    /// The Python reference's rule (`PurePosixPath(name.replace("\\", "/")).name`): every `\`
+    /// counts as `/`, empty and `.` components are dropped, and when nothing or `..` is left the
+    /// name is `upload`: `../../etc/passwd` → `passwd`, `C:\temp\scan.jpg` → `scan.jpg`,
+    /// `x/.` → `x`, `a/..` → `upload`.
     /// Separators are matched as Unicode scalars, not characters: a `/` followed by a combining
     /// mark is still a separator (as it is to every file system).
     public static func sanitizedFilename(_ name: String) -> String {
         let components = name.unicodeScalars.split(omittingEmptySubsequences: true) { $0 == "/" || $0 == "\\" }
-        guard let last = components.last else { return fallbackFilename }
-        let component = String(String.UnicodeScalarView(last))
-        return component == "." || component == ".." ? fallbackFilename : component
+            .map { String(String.UnicodeScalarView($0)) }
+            .filter { $0 != "." }
+        guard let last = components.last, last != ".." else { return fallbackFilename }
+        return last
     }
 }
 

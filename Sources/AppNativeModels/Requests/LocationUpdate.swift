@@ -36,9 +36,9 @@ public struct LocationUpdate: Sendable, Hashable, ModelDecodable, ModelEncodable
         var writer = ObjectWriter(encoding)
         writer.set("device_id", deviceID)
         writer.set("user_email", userEmail)
-        writer.set("latitude", latitude)
-        writer.set("longitude", longitude)
-        writer.set("accuracy", accuracy)
+        writer.set("latitude", float: latitude)
+        writer.set("longitude", float: longitude)
+        writer.set("accuracy", float: accuracy)
         writer.set("recorded_at", recordedAt?.iso8601)
         return writer.value
     }

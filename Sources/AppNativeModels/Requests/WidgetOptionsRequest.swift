@@ -47,10 +47,15 @@ public struct WidgetOptionsRequest: Sendable, Hashable, ModelDecodable, ModelEnc
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
         writer.set("device_id", deviceID)
+        // Both keys, the other one `nil`: a forwarded body keeps the `null` the app sent for it.
+        var widgetID: String?
+        var formID: String?
         switch target {
-        case .widget(let id): writer.set("widget_id", id)
-        case .form(let id): writer.set("form_id", id)
+        case .widget(let id): widgetID = id
+        case .form(let id): formID = id
         }
+        writer.set("widget_id", widgetID)
+        writer.set("form_id", formID)
         writer.set("field_id", fieldID)
         writer.set("query", query)
         writer.set("values", values)

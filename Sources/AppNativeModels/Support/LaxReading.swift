@@ -47,7 +47,13 @@ enum LaxReading {
     static func float(_ value: JSONValue) -> Result<Double, Failure> {
         switch value {
         case .number(let number):
-            if let double = number.double { return .success(double) }
+            if let double = number.double {
+                // An integer literal is read as a Python int first, and int 0 has no sign: `-0` is 0.0.
+                let isIntegerLiteral = !number.text.utf8.contains {
+                    $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+                }
+                return .success(double == 0 && isIntegerLiteral ? 0 : double)
+            }
             // Beyond Double's range: Python reads such a literal as ±inf.
             return .success(number.text.hasPrefix("-") ? -.infinity : .infinity)
         case .bool(let flag):
