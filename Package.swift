@@ -78,9 +78,18 @@ let package = Package(
         .target(
             name: "AppNativeGateway",
             dependencies: [
-                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
-                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "AppNativeRoutes",
-                "AppNativeSignIn", "CAppNativeLinux",
+                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeHTTP",
+                "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "AppNativeRoutes", "AppNativeSignIn",
+                "CAppNativeLinux",
+            ]
+        ),
+        // The operator command line (serve, dev, token, cookie, config, push): the executable's
+        // whole behaviour, kept out of the AppNativeGateway library product.
+        .target(
+            name: "AppNativeGatewayCLI",
+            dependencies: [
+                "AppNativeGateway", "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeDevPeers",
+                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs",
             ]
         ),
         .target(
@@ -96,7 +105,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "app-native-gateway",
-            dependencies: ["AppNativeGateway"],
+            dependencies: ["AppNativeGatewayCLI"],
             path: "Sources/appnative-gateway"
         ),
         .testTarget(name: "AppNativeCoreTests", dependencies: ["AppNativeCore", "AppNativeTesting"]),
