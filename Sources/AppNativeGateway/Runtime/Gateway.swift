@@ -73,6 +73,7 @@ public final class Gateway: Sendable {
                 loop: loop,
                 upstream: configuration.upstream,
                 trustedProxies: configuration.trustedProxies,
+                removingFields: IdentityHeaders.forged,
                 accessLog: accessLog,
                 logger: logger,
                 metrics: metrics
