@@ -23,7 +23,7 @@ import Testing
         for byte in UInt8.min...UInt8.max {
             let name = String(decoding: [byte], as: UTF8.self)
             #expect(!patterns.matches(name))
-            #expect(!patterns.matches(name + "-Remote-User"))
+            #expect(!patterns.matches(name + "-Remote-Userx"))
         }
     }
 
