@@ -55,6 +55,12 @@ let package = Package(
             name: "AppNativeProxy",
             dependencies: ["AppNativeCore", "AppNativeCrypto", "AppNativeHTTP", "AppNativeServer", "CAppNativeLinux"]
         ),
+        // What the upstream is told about the verified user (identity header profiles, their
+        // rendering per identity) and which fields a client may not send in its place.
+        .target(
+            name: "AppNativeIdentity",
+            dependencies: ["AppNativeHTTP", "AppNativeAuth", "AppNativeServer"]
+        ),
         .target(
             name: "AppNativeAuth",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeHTTP"]
@@ -79,8 +85,8 @@ let package = Package(
             name: "AppNativeGateway",
             dependencies: [
                 "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeHTTP",
-                "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "AppNativeRoutes", "AppNativeSignIn",
-                "CAppNativeLinux",
+                "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeIdentity", "AppNativeAPNs", "AppNativeRoutes",
+                "AppNativeSignIn", "CAppNativeLinux",
             ]
         ),
         // The operator command line (serve, dev, token, cookie, config, push): the executable's
@@ -149,6 +155,7 @@ let package = Package(
                 "AppNativeTesting",
             ]
         ),
+        .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeProxy"]),
         .testTarget(
             name: "AppNativeSignInTests",
             dependencies: ["AppNativeSignIn", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeCore", "AppNativeTesting"]

@@ -2,6 +2,7 @@ import AppNativeAPNs
 public import AppNativeCore
 public import AppNativeAuth
 import AppNativeCrypto
+import AppNativeIdentity
 import AppNativeJSON
 import AppNativeProxy
 public import AppNativeServer
