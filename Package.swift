@@ -59,7 +59,7 @@ let package = Package(
         // rendering per identity) and which fields a client may not send in its place.
         .target(
             name: "AppNativeIdentity",
-            dependencies: ["AppNativeHTTP", "AppNativeAuth", "AppNativeServer"]
+            dependencies: ["AppNativeHTTP", "AppNativeJSON", "AppNativeAuth"]
         ),
         .target(
             name: "AppNativeAuth",
@@ -155,7 +155,7 @@ let package = Package(
                 "AppNativeTesting",
             ]
         ),
-        .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeProxy"]),
+        .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeJSON", "AppNativeProxy"]),
         .testTarget(
             name: "AppNativeSignInTests",
             dependencies: ["AppNativeSignIn", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeCore", "AppNativeTesting"]

@@ -1,5 +1,5 @@
 public import AppNativeHTTP
-import AppNativeServer
+import AppNativeJSON
 
 /// The verified identity as request headers for the upstream, and the removal of every
 /// identity header a client could forge.
@@ -99,10 +99,13 @@ public enum IdentityHeaders: Sendable {
         if let name { claims.append(("name", name)) }
         if let upn { claims.append(("http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn", upn)) }
         for role in roles { claims.append(("roles", role)) }
-        var json = "{\"auth_typ\":\"aad\",\"claims\":["
-        json += claims.map { "{\"typ\":\(jsonString($0.0)),\"val\":\(jsonString($0.1))}" }.joined(separator: ",")
-        json += "],\"name_typ\":\"preferred_username\",\"role_typ\":\"roles\"}"
-        return base64(Array(json.utf8))
+        let principal = JSONObject([
+            ("auth_typ", .string("aad")),
+            ("claims", .array(claims.map { .object(JSONObject([("typ", .string($0.0)), ("val", .string($0.1))])) })),
+            ("name_typ", .string("preferred_username")),
+            ("role_typ", .string("roles")),
+        ])
+        return base64(JSONSerializer.serialize(.object(principal)))
     }
 
     /// Percent-encodes `%`, controls and non-ASCII as UTF-8 (reversible with any URL decoder).
@@ -125,10 +128,6 @@ public enum IdentityHeaders: Sendable {
             }
         }
         return out
-    }
-
-    private static func jsonString(_ text: String) -> String {
-        JSONErrorBody.quotedString(text)
     }
 
     private static func base64(_ bytes: [UInt8]) -> String {

@@ -3,9 +3,10 @@ public import AppNativeHTTP
 /// What of a client's request trailer section reaches the upstream (RFC 9110 §6.5).
 ///
 /// A trailer arrives after the head went through the proxy's field removal (the gateway's forged
-/// identity headers) and the forwarding rules, so it gets the same removal here, plus every field RFC 9110 §6.5.1 keeps out of trailers
-/// (framing, routing, authentication, request modifiers, content and control data): an upstream
-/// that merges trailers into its headers must never find an identity, a length or a host in them.
+/// identity headers) and the forwarding rules, so it gets the same removal here, plus every field
+/// RFC 9110 §6.5.1 keeps out of trailers (framing, routing, authentication, request modifiers,
+/// content and control data): an upstream that merges trailers into its headers must never find
+/// an identity, a length or a host in them.
 /// What is left (checksums, signatures, timing) is forwarded as trailers.
 public enum TrailerFields: Sendable {
     /// Names never forwarded in a trailer section, lower-cased.
