@@ -155,6 +155,7 @@ let package = Package(
                 "AppNativeTesting",
             ]
         ),
+        .testTarget(name: "AppNativeGatewayCLITests", dependencies: ["AppNativeGatewayCLI"]),
         .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeJSON", "AppNativeProxy"]),
         .testTarget(
             name: "AppNativeSignInTests",
