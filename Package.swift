@@ -55,6 +55,12 @@ let package = Package(
             name: "AppNativeProxy",
             dependencies: ["AppNativeCore", "AppNativeCrypto", "AppNativeHTTP", "AppNativeServer", "CAppNativeLinux"]
         ),
+        // What the upstream is told about the verified user (identity header profiles, their
+        // rendering per identity) and which fields a client may not send in its place.
+        .target(
+            name: "AppNativeIdentity",
+            dependencies: ["AppNativeHTTP", "AppNativeJSON", "AppNativeAuth"]
+        ),
         .target(
             name: "AppNativeAuth",
             dependencies: ["AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeHTTP"]
@@ -78,9 +84,18 @@ let package = Package(
         .target(
             name: "AppNativeGateway",
             dependencies: [
-                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeDevPeers",
-                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs", "AppNativeRoutes",
+                "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeClient", "AppNativeAuth", "AppNativeHTTP",
+                "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeIdentity", "AppNativeAPNs", "AppNativeRoutes",
                 "AppNativeSignIn", "CAppNativeLinux",
+            ]
+        ),
+        // The operator command line (serve, dev, token, cookie, config, push): the executable's
+        // whole behaviour, kept out of the AppNativeGateway library product.
+        .target(
+            name: "AppNativeGatewayCLI",
+            dependencies: [
+                "AppNativeGateway", "AppNativeCore", "AppNativeJSON", "AppNativeCrypto", "AppNativeAuth", "AppNativeDevPeers",
+                "AppNativeHTTP", "AppNativeModels", "AppNativeServer", "AppNativeProxy", "AppNativeAPNs",
             ]
         ),
         .target(
@@ -96,7 +111,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "app-native-gateway",
-            dependencies: ["AppNativeGateway"],
+            dependencies: ["AppNativeGatewayCLI"],
             path: "Sources/appnative-gateway"
         ),
         .testTarget(name: "AppNativeCoreTests", dependencies: ["AppNativeCore", "AppNativeTesting"]),
@@ -140,6 +155,8 @@ let package = Package(
                 "AppNativeTesting",
             ]
         ),
+        .testTarget(name: "AppNativeGatewayCLITests", dependencies: ["AppNativeGatewayCLI"]),
+        .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeJSON", "AppNativeProxy"]),
         .testTarget(
             name: "AppNativeSignInTests",
             dependencies: [

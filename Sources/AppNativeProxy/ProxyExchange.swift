@@ -116,7 +116,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
 
     private func bodyEnded(_ trailers: HTTPHeaders?) {
         isRequestBodyDone = true
-        if sendsChunked { upstream?.writeLastChunk(trailers: TrailerFields.forwardable(trailers)) }
+        if sendsChunked { upstream?.writeLastChunk(trailers: TrailerFields.forwardable(trailers, removing: handler.removedFields)) }
         if upstream?.isConnected == true, !response.isDone { arm(pool.responseTimeoutNanoseconds, phase: .response) }
         maybeRelease()
     }

@@ -7,6 +7,8 @@ public import AppNativeServer
 public final class ProxyHandler: HTTPExchangeHandler {
     public let pool: UpstreamPool
     private let trustedProxies: TrustedProxies
+    /// Fields no client may send upstream, removed from every head and trailer section.
+    let removedFields: FieldNamePatterns
     private let logger: Logger
     private let accessLog: AccessLog
     private let errors: [ErrorCause: Counter]
@@ -26,12 +28,14 @@ public final class ProxyHandler: HTTPExchangeHandler {
         loop: EventLoop,
         upstream: UpstreamConfiguration,
         trustedProxies: TrustedProxies,
+        removingFields removedFields: FieldNamePatterns,
         accessLog: AccessLog,
         logger: Logger,
         metrics: MetricsRegistry
     ) {
         pool = UpstreamPool(loop: loop, configuration: upstream, metrics: metrics)
         self.trustedProxies = trustedProxies
+        self.removedFields = removedFields
         self.accessLog = accessLog
         self.logger = logger
         var errors = [ErrorCause: Counter]()
@@ -47,7 +51,8 @@ public final class ProxyHandler: HTTPExchangeHandler {
 
     /// Sends `exchange` upstream with `extraHeaders` added after the forwarding headers.
     ///
-    /// Identity headers a client sent are always removed first (`IdentityHeaders.forgedNames`);
+    /// Fields of `removedFields` a client sent (the gateway's: forged identity headers) are always
+    /// removed first;
     /// `strippedCookie` is removed from `Cookie`, and `Authorization` unless `keepsAuthorization`.
     /// A `mediation` (native routes) filters the body and reshapes the answer; `pool` sends the
     /// exchange to another upstream than this handler's own (a per-route URL); `requestID` is the
@@ -83,9 +88,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
         head.headers.remove("Expect")
         // httpoxy: a `Proxy` request header becomes HTTP_PROXY in CGI-style upstreams.
         head.headers.remove("Proxy")
-        // Forged identity fields go before the forwarding fields are added: fewer fields to scan,
-        // and no forwarding name is an identity name.
-        IdentityHeaders.removeForged(from: &head.headers)
+        // Removed before the forwarding fields are added: fewer fields to scan, and no forwarding
+        // name is one of them.
+        removedFields.remove(from: &head.headers)
         ForwardingHeaders.apply(
             to: &head.headers,
             original: request.headers,

@@ -2,10 +2,11 @@ public import AppNativeHTTP
 
 /// What of a client's request trailer section reaches the upstream (RFC 9110 §6.5).
 ///
-/// A trailer arrives after the head went through the identity removal and the forwarding rules,
-/// so it gets the same removal here, plus every field RFC 9110 §6.5.1 keeps out of trailers
-/// (framing, routing, authentication, request modifiers, content and control data): an upstream
-/// that merges trailers into its headers must never find an identity, a length or a host in them.
+/// A trailer arrives after the head went through the proxy's field removal (the gateway's forged
+/// identity headers) and the forwarding rules, so it gets the same removal here, plus every field
+/// RFC 9110 §6.5.1 keeps out of trailers (framing, routing, authentication, request modifiers,
+/// content and control data): an upstream that merges trailers into its headers must never find
+/// an identity, a length or a host in them.
 /// What is left (checksums, signatures, timing) is forwarded as trailers.
 public enum TrailerFields: Sendable {
     /// Names never forwarded in a trailer section, lower-cased.
@@ -24,10 +25,11 @@ public enum TrailerFields: Sendable {
         "x-forwarded-prefix", "x-real-ip", "x-request-id", "proxy",
     ]
 
-    /// `trailers` without any field that may not travel in a trailer; nil when nothing is left.
-    public static func forwardable(_ trailers: HTTPHeaders?) -> HTTPHeaders? {
+    /// `trailers` without `removedFields` and any field that may not travel in a trailer; nil when
+    /// nothing is left.
+    public static func forwardable(_ trailers: HTTPHeaders?, removing removedFields: FieldNamePatterns) -> HTTPHeaders? {
         guard var trailers, !trailers.isEmpty else { return nil }
-        IdentityHeaders.removeForged(from: &trailers)
+        removedFields.remove(from: &trailers)
         trailers.removeAll(where: { field in
             let name = field.name.lowercased()
             return refusedNames.contains(name) || name.hasPrefix("proxy-") || name.contains("_")

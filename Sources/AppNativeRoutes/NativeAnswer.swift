@@ -25,6 +25,7 @@ struct NativeAnswer: Sendable {
     static let ok = json(200, Array(#"{"ok":true}"#.utf8))
     static let noContent = NativeAnswer(status: 204)
     static let notFound = detail(404, "Not Found")
+    static let badRequest = detail(400, "Bad Request")
     static let internalError = detail(500, "Internal Server Error")
     static let bodyTooLarge = detail(413, "Request body too large")
     static let documentTooLarge = detail(413, "Document too large")

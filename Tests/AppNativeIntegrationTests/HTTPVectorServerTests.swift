@@ -195,7 +195,7 @@ struct HTTPVectorServerTests {
     /// documents in HopByHopHeaders), lower case.
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]
     /// Fields of the vectors the gateway removes as forgeable identity headers
-    /// (`IdentityHeaders.forgedNames` in AppNativeProxy, which this target does not import).
+    /// (`IdentityHeaders.forgedNames` in AppNativeIdentity, which this target does not import).
     static let identityFields: Set<String> = ["x-user"]
     /// Fields the gateway writes itself: Host, framing, forwarding and request id.
     static let gatewayFields: Set<String> = [

@@ -152,3 +152,29 @@ import Testing
         try #require(try json(body).objectValue?["detail"]?.arrayValue).compactMap { $0.objectValue?["loc"] }
     }
 }
+
+/// The HTTPServer adapter's body bridge: an upload far past its pause threshold arrives whole.
+@Suite struct ExchangeBodyBridgeTests {
+    @Test func largeUploadArrivesIntact() async throws {
+        let recorder = Recorder()
+        let content: [UInt8] = (0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        try await withRoutes(callbacks: recordingCallbacks(recorder), limits: NativeRouteLimits(maxDocumentBytes: 8 << 20)) { port in
+            let response = try await postDocument(port, MultipartBody.upload(content: content))
+            #expect(response.status == 200)
+            let upload = try #require(recorder.last?.body as? DocumentUpload)
+            #expect(upload.content.count == content.count)
+            #expect(upload.content == content)
+        }
+    }
+
+    @Test func bodyPastTheCapIs413AndTheServerServesOn() async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder), limits: NativeRouteLimits(maxJSONBodyBytes: 1 << 20)) { port in
+            let padding = String(repeating: " ", count: 3 << 20)
+            let response = try await post(port, "/api/devices", json: #"{"device_id":"d1"}"# + padding)
+            #expect(response.status == 413)
+            #expect(try await post(port, "/api/devices", json: #"{"device_id":"d2"}"#).status == 200)
+            #expect(recorder.calls.count == 1)
+        }
+    }
+}

@@ -4,6 +4,7 @@ public import AppNativeAuth
 import AppNativeClient
 public import AppNativeCrypto
 import AppNativeHTTP
+public import AppNativeIdentity
 public import AppNativeProxy
 public import AppNativeServer
 import Foundation

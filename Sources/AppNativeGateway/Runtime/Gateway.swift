@@ -2,6 +2,7 @@ import AppNativeAPNs
 public import AppNativeCore
 public import AppNativeAuth
 import AppNativeCrypto
+import AppNativeIdentity
 import AppNativeJSON
 import AppNativeProxy
 public import AppNativeServer
@@ -73,6 +74,7 @@ public final class Gateway: Sendable {
                 loop: loop,
                 upstream: configuration.upstream,
                 trustedProxies: configuration.trustedProxies,
+                removingFields: IdentityHeaders.forged,
                 accessLog: accessLog,
                 logger: logger,
                 metrics: metrics

@@ -2,6 +2,7 @@ import AppNativeAuth
 import AppNativeClient
 import AppNativeCore
 import AppNativeHTTP
+import AppNativeIdentity
 import AppNativeJSON
 import AppNativeProxy
 import AppNativeRoutes

@@ -1,7 +1,7 @@
 public import AppNativeAuth
 import AppNativeCore
 import AppNativeHTTP
-public import AppNativeProxy
+public import AppNativeIdentity
 import AppNativeServer
 
 /// The identity settings and shared services of the request path (Sendable, shared by every loop).

@@ -1,5 +1,5 @@
 public import AppNativeHTTP
-import AppNativeServer
+import AppNativeJSON
 
 /// The verified identity as request headers for the upstream, and the removal of every
 /// identity header a client could forge.
@@ -42,80 +42,13 @@ public enum IdentityHeaders: Sendable {
         "X-Authz-",
     ]
 
-    /// One forged name in `ForgedTable.bytes`. A trivial struct, so the per-field scan does no
-    /// reference counting (an array of arrays retained and released each pattern it visited).
-    private struct ForgedPattern {
-        let start: Int
-        let count: Int
-        let isPrefix: Bool
-    }
+    /// `forgedNames` as the patterns the proxy removes from every request head and trailer
+    /// section, before anything is added.
+    public static let forged = FieldNamePatterns(forgedNames)
 
-    /// `forgedNames` lower-cased once into one byte buffer, with the patterns grouped by their
-    /// first byte: a field is compared only with the names that start like it.
-    private struct ForgedTable: Sendable {
-        let bytes: [UInt8]
-        /// Patterns for each possible first byte (most lists are empty).
-        let byFirstByte: [[ForgedPattern]]
-
-        init(_ names: [String]) {
-            var bytes: [UInt8] = []
-            var byFirstByte = [[ForgedPattern]](repeating: [], count: 256)
-            for name in names {
-                let lowered = Array(name.lowercased().utf8)
-                byFirstByte[Int(lowered[0])].append(
-                    ForgedPattern(start: bytes.count, count: lowered.count, isPrefix: name.hasSuffix("-")))
-                bytes += lowered
-            }
-            self.bytes = bytes
-            self.byFirstByte = byFirstByte
-        }
-    }
-
-    private static let forgedTable = ForgedTable(forgedNames)
-
-    /// Whether `name` is (or starts with) one of the forged names. Runs for every request field.
+    /// Whether `name` is (or starts with) one of the forged names.
     public static func isIdentityHeader(_ name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { isIdentityHeader(bytes: $0) }
-    }
-
-    /// `isIdentityHeader` on a field name's bytes: ASCII lower-casing with `_` read as `-`,
-    /// byte by byte, without building strings (field names are tokens, so ASCII).
-    static func isIdentityHeader(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let firstByte = name.first else { return false }
-        let table = forgedTable
-        return table.byFirstByte[Int(normalized(firstByte))].withUnsafeBufferPointer { patterns in
-            table.bytes.withUnsafeBufferPointer { bytes in
-                for pattern in patterns where name.count >= pattern.count {
-                    var matches = true
-                    for index in 1..<pattern.count where normalized(name[index]) != bytes[pattern.start + index] {
-                        matches = false
-                        break
-                    }
-                    guard matches else { continue }
-                    // A prefix matches as it is; an exact name also when extended with `-…`
-                    // (`X-MS-CLIENT-PRINCIPAL-ID`, `X-Remote-User-Id`), never `X-Username`.
-                    if pattern.isPrefix || name.count == pattern.count
-                        || normalized(name[pattern.count]) == UInt8(ascii: "-")
-                    {
-                        return true
-                    }
-                }
-                return false
-            }
-        }
-    }
-
-    /// ASCII lower case, with `_` read as `-`.
-    @inline(__always)
-    private static func normalized(_ byte: UInt8) -> UInt8 {
-        if byte == UInt8(ascii: "_") { return UInt8(ascii: "-") }
-        return byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-    }
-
-    /// Removes every identity header a client could have sent.
-    public static func removeForged(from headers: inout HTTPHeaders) {
-        headers.removeAll(whereName: isIdentityHeader(bytes:))
+        forged.matches(name)
     }
 
     /// The headers of `profile` for a verified identity.
@@ -166,10 +99,13 @@ public enum IdentityHeaders: Sendable {
         if let name { claims.append(("name", name)) }
         if let upn { claims.append(("http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn", upn)) }
         for role in roles { claims.append(("roles", role)) }
-        var json = "{\"auth_typ\":\"aad\",\"claims\":["
-        json += claims.map { "{\"typ\":\(jsonString($0.0)),\"val\":\(jsonString($0.1))}" }.joined(separator: ",")
-        json += "],\"name_typ\":\"preferred_username\",\"role_typ\":\"roles\"}"
-        return base64(Array(json.utf8))
+        let principal = JSONObject([
+            ("auth_typ", .string("aad")),
+            ("claims", .array(claims.map { .object(JSONObject([("typ", .string($0.0)), ("val", .string($0.1))])) })),
+            ("name_typ", .string("preferred_username")),
+            ("role_typ", .string("roles")),
+        ])
+        return base64(JSONSerializer.serialize(.object(principal)))
     }
 
     /// Percent-encodes `%`, controls and non-ASCII as UTF-8 (reversible with any URL decoder).
@@ -192,10 +128,6 @@ public enum IdentityHeaders: Sendable {
             }
         }
         return out
-    }
-
-    private static func jsonString(_ text: String) -> String {
-        JSONErrorBody.quotedString(text)
     }
 
     private static func base64(_ bytes: [UInt8]) -> String {

@@ -1,3 +1,4 @@
+import AppNativeIdentity
 import AppNativeProxy
 import Foundation
 import Testing

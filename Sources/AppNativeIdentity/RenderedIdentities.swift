@@ -1,6 +1,5 @@
-import AppNativeAuth
-import AppNativeHTTP
-import AppNativeProxy
+public import AppNativeAuth
+public import AppNativeHTTP
 
 /// What a repeated identity sends, rendered once (loop-owned): its identity header block with
 /// the `exp` of the assertion inside, and its `Set-Cookie` with the second it was built in. A
@@ -8,14 +7,22 @@ import AppNativeProxy
 /// JSON, base64, HMAC and two field checks. The identity block is rebuilt once the assertion
 /// is no longer reusable (the signer's rule: more than half its life left); the cookie when
 /// the second changes (`iat` has one-second resolution, contract/auth.md §8.2).
-struct RenderedIdentities {
-    private let settings: IdentitySettings
+public struct RenderedIdentities: Sendable {
+    private let assertions: IdentityAssertionSigner
+    private let profile: IdentityHeaders.Profile
+    private let cookies: SessionCookieCodec?
 
-    init(settings: IdentitySettings) {
-        self.settings = settings
+    /// - Parameters:
+    ///   - assertions: signs `X-AppNative-Identity`.
+    ///   - profile: the identity header profile.
+    ///   - cookies: issues the session cookie; `nil` when sessions are not configured.
+    public init(assertions: IdentityAssertionSigner, profile: IdentityHeaders.Profile, cookies: SessionCookieCodec?) {
+        self.assertions = assertions
+        self.profile = profile
+        self.cookies = cookies
     }
 
-    private struct Entry {
+    private struct Entry: Sendable {
         var identity: HTTPHeaders
         var assertionExpiresAt: Double
         var cookieSecond: Int64 = .min
@@ -27,17 +34,17 @@ struct RenderedIdentities {
 
     /// The identity headers for the upstream, and the `Set-Cookie` field for the client when
     /// `issuingCookie` and sessions are configured (else empty).
-    mutating func rendered(_ identity: VerifiedIdentity, issuingCookie: Bool) -> (identity: HTTPHeaders, setCookie: HTTPHeaders) {
+    public mutating func rendered(_ identity: VerifiedIdentity, issuingCookie: Bool) -> (identity: HTTPHeaders, setCookie: HTTPHeaders) {
         var changed = false
         var entry: Entry
-        if let found = entries[identity], settings.assertions.isReusable(expiringAt: found.assertionExpiresAt) {
+        if let found = entries[identity], assertions.isReusable(expiringAt: found.assertionExpiresAt) {
             entry = found
         } else {
             entry = render(identity)
             changed = true
         }
         var setCookie = HTTPHeaders()
-        if issuingCookie, let cookies = settings.authenticator.cookies {
+        if issuingCookie, let cookies {
             let second = cookies.currentSecond
             if entry.cookieSecond != second {
                 entry.cookieSecond = second
@@ -55,9 +62,9 @@ struct RenderedIdentities {
 
     private func render(_ identity: VerifiedIdentity) -> Entry {
         let user = identity.user
-        let assertion = settings.assertions.signedAssertion(for: identity)
+        let assertion = assertions.signedAssertion(for: identity)
         let headers = IdentityHeaders.headers(
-            profile: settings.profile,
+            profile: profile,
             objectID: user.objectID,
             email: user.email,
             name: user.name,

@@ -1,5 +1,6 @@
 import AppNativeCore
 import AppNativeDevPeers
+import AppNativeGateway
 import Foundation
 
 /// The whole command-line interface; the executable only calls `run` and exits with its code.

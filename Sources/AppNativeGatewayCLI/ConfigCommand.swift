@@ -1,3 +1,5 @@
+import AppNativeGateway
+
 /// `config check` validates the environment without starting; `config reference` prints the
 /// reference table that docs/configuration.md holds (a test keeps the two equal).
 enum ConfigCommand {

@@ -1,4 +1,5 @@
 import AppNativeCore
+import AppNativeGateway
 import AppNativeProxy
 import AppNativeServer
 import Foundation

@@ -2,6 +2,7 @@ import AppNativeAuth
 import AppNativeCore
 import AppNativeCrypto
 import AppNativeDevPeers
+import AppNativeGateway
 import AppNativeServer
 import Foundation
 import Glibc

@@ -1,0 +1,284 @@
+public import AppNativeCore
+public import AppNativeHTTP
+import AppNativeJSON
+import AppNativeModels
+
+/// The ten native routes (contract/routes.md) as one async function, for any Swift server: a
+/// request (method, target, headers, body as a sequence of byte chunks) in, the contract's answer
+/// out. ``NativeRoutesHandler`` serves it on the project's own `HTTPServer`; a few lines adapt it
+/// to Vapor or Hummingbird (docs/swift-backends.md).
+///
+/// Per request, in this order (contract/routes.md §0):
+/// 1. the path picks the route: `{prefix}/<route>`; anything else under the prefix, or a route
+///    whose callback is `nil`, is 404 `{"detail":"Not Found"}`; a wrong method is 405 with `Allow`;
+/// 2. the authentication hook runs before a byte of the body is read (a refusal is sent as the
+///    hook built it);
+/// 3. the body is capped (413) and validated (422 listing every error), or, for documents,
+///    parsed while it streams (a body that is not `multipart/form-data` is 422);
+/// 4. the callback runs; its value is shaped per contract/routes.md §3, a thrown
+///    ``NativeHTTPError`` passes through as `{"detail": …}`, anything else is 500
+///    `{"detail":"Internal Server Error"}` with the error only in the log.
+///
+/// A value type holding only `Sendable` configuration: build one and share it between every
+/// request, thread and event loop.
+public struct NativeRoutes<User: Sendable>: Sendable {
+    /// The mount path: `""` or `/path` without a trailing slash.
+    public let prefix: String
+    let authentication: NativeAuthentication<User>
+    let callbacks: NativeRouteCallbacks<User>
+    let limits: NativeRouteLimits
+    let logger: Logger
+
+    /// Routes guarded by `authentication`.
+    ///
+    /// - Parameters:
+    ///   - prefix: the mount path (`/api` by default, the app's default); `""` mounts at the root.
+    ///     It starts with `/` and does not end with one.
+    ///   - authentication: the mandatory hook, or the explicit
+    ///     ``NativeAuthentication/insecureNoAuthentication``.
+    ///   - callbacks: the host's callbacks; a `nil` callback leaves its route unmounted (404).
+    ///   - limits: body caps.
+    ///   - logger: where unexpected callback errors are logged (`native.route`, `error`).
+    public init(
+        prefix: String = "/api",
+        authentication: NativeAuthentication<User>,
+        callbacks: NativeRouteCallbacks<User>,
+        limits: NativeRouteLimits = NativeRouteLimits(),
+        logger: Logger = Logger()
+    ) {
+        precondition(prefix.isEmpty || (prefix.hasPrefix("/") && !prefix.hasSuffix("/")), "prefix: \"\" or \"/path\" without a trailing slash")
+        self.prefix = prefix
+        self.authentication = authentication
+        self.callbacks = callbacks
+        self.limits = limits
+        self.logger = logger
+    }
+
+    /// Routes guarded by the hook `authenticate` (see ``init(prefix:authentication:callbacks:limits:logger:)``).
+    public init(
+        prefix: String = "/api",
+        authenticate: @escaping @Sendable (HTTPRequestHead) async -> NativeAuthOutcome<User>,
+        callbacks: NativeRouteCallbacks<User>,
+        limits: NativeRouteLimits = NativeRouteLimits(),
+        logger: Logger = Logger()
+    ) {
+        self.init(prefix: prefix, authentication: .hook(authenticate), callbacks: callbacks, limits: limits, logger: logger)
+    }
+
+    /// Whether `target` (a request target: path and optional query) lies below the prefix, where
+    /// ``respond(to:)`` answers every request, 404 included. A server sends the other requests to
+    /// its own routes.
+    public func handles(target: String) -> Bool {
+        routeSuffix(of: Self.path(of: target)) != nil
+    }
+
+    /// Answers one request.
+    ///
+    /// The body is read only after authentication, and only as far as needed: a refused body
+    /// (413, or a malformed upload) is left partly unread, which the server deals with as with
+    /// any answer sent before the body ended. For `HEAD` on a feed the answer is the `GET`
+    /// answer; the server sends its head only (RFC 9110 §9.3.2).
+    ///
+    /// - Parameter request: the request, its body not yet read.
+    /// - Returns: the answer, for every outcome of authentication, validation and the callback.
+    /// - Throws: only what `request.body` throws (the client went away mid-body); there is then
+    ///   no one to answer.
+    public func respond<Body>(to request: NativeRouteRequest<Body>) async throws -> NativeRouteResponse {
+        NativeRouteResponse(try await answer(request))
+    }
+
+    // MARK: The steps
+
+    private func answer<Body>(_ request: NativeRouteRequest<Body>) async throws -> NativeAnswer {
+        let head = request.head
+        guard !request.hasInvalidFieldName else { return .badRequest }
+        guard let suffix = routeSuffix(of: Self.path(of: head.target)),
+            let route = NativeRoute(rawValue: String(suffix)), route.isMounted(in: callbacks)
+        else {
+            return .notFound
+        }
+        guard route.accepts(head.method) else { return .methodNotAllowed(allow: route.method) }
+        let user: User?
+        switch authentication.mode {
+        case .insecure:
+            user = nil
+        case .hook(let authenticate):
+            switch await authenticate(head) {
+            case .authenticated(let authenticated): user = authenticated
+            case .rejected(let rejection): return .json(rejection.status, rejection.body, headers: rejection.headers)
+            }
+        }
+        switch route {
+        case .widgets, .approvals:
+            return await serveFeed(route, head: head, user: user)
+        case .documents:
+            switch try await readDocument(head: head, body: request.body) {
+            case .failure(let refusal): return refusal.answer
+            case .success(let upload): return await receive(upload, head: head, user: user)
+            }
+        default:
+            switch try await readJSON(head: head, body: request.body) {
+            case .failure(let refusal): return refusal.answer
+            case .success(let body): return await decodeAndCall(route, head: head, user: user, body: body)
+            }
+        }
+    }
+
+    /// The path of a request target: everything before `?`.
+    private static func path(of target: String) -> Substring {
+        target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
+    }
+
+    /// The part after `{prefix}/`, or `nil` when `path` is outside the prefix.
+    private func routeSuffix(of path: Substring) -> Substring? {
+        guard path.hasPrefix(prefix) else { return nil }
+        let rest = path.dropFirst(prefix.count)
+        guard rest.first == "/" else { return nil }
+        return rest.dropFirst()
+    }
+
+    private func serveFeed(_ route: NativeRoute, head: HTTPRequestHead, user: User?) async -> NativeAnswer {
+        let target = head.target
+        let query = target.firstIndex(of: "?").map { target[target.index(after: $0)...] } ?? ""
+        let context = NativeRequestContext(deviceID: QueryParameters.value(of: "device_id", in: query), user: user, request: head)
+        let callbacks = callbacks
+        return await call(route, head) {
+            if route == .widgets, let widgets = callbacks.widgets {
+                return .json(200, try await widgets(context).jsonValue(.response))
+            } else if let approvals = callbacks.approvals {
+                return .json(200, try await approvals(context).jsonValue(.response))
+            }
+            preconditionFailure("an unmounted feed was served")
+        }
+    }
+
+    /// The JSON body, read under the cap: a declared length past it is refused before reading.
+    private func readJSON<Body: AsyncSequence>(head: HTTPRequestHead, body: Body) async throws -> Result<[UInt8], NativeAnswerError>
+where Body.Element: Collection<UInt8> {
+        let maxBytes = limits.maxJSONBodyBytes
+        if let declared = head.headers.firstContentLength, declared > maxBytes {
+            return .failure(NativeAnswerError(answer: .bodyTooLarge))
+        }
+        var bytes: [UInt8] = []
+        for try await chunk in body {
+            guard chunk.count <= maxBytes - bytes.count else { return .failure(NativeAnswerError(answer: .bodyTooLarge)) }
+            bytes.append(contentsOf: chunk)
+        }
+        return .success(bytes)
+    }
+
+    /// The upload, parsed while it streams through a ``DocumentCollector``.
+    private func readDocument<Body: AsyncSequence>(head: HTTPRequestHead, body: Body) async throws -> Result<DocumentUpload, NativeAnswerError>
+where Body.Element: Collection<UInt8> {
+        guard let collector = DocumentCollector(contentType: head.headers.first("Content-Type"), maxBytes: limits.maxDocumentBytes) else {
+            return .failure(NativeAnswerError(answer: DocumentCollector.notMultipart()))
+        }
+        var hasContent = false
+        for try await chunk in body where !chunk.isEmpty {
+            hasContent = true
+            if let refusal = withBytes(of: chunk, collector.consume) { return .failure(NativeAnswerError(answer: refusal)) }
+        }
+        // No body at all is the same as a body without parts: both required parts are missing.
+        guard hasContent else { return .failure(NativeAnswerError(answer: DocumentCollector.notMultipart())) }
+        return collector.finish()
+    }
+
+    private func receive(_ upload: DocumentUpload, head: HTTPRequestHead, user: User?) async -> NativeAnswer {
+        guard let callback = callbacks.receiveDocument else { preconditionFailure("an unmounted route was served") }
+        let context = NativeRequestContext(deviceID: upload.metadata.deviceID, user: user, request: head)
+        return await call(.documents, head) {
+            .document(reference: try await callback(upload, context))
+        }
+    }
+
+    private func decodeAndCall(_ route: NativeRoute, head: HTTPRequestHead, user: User?, body: [UInt8]) async -> NativeAnswer {
+        let decoder = ModelDecoder(maxBodyBytes: limits.maxJSONBodyBytes)
+        let callbacks = callbacks
+        func makeContext(_ deviceID: String) -> NativeRequestContext<User> {
+            NativeRequestContext(deviceID: deviceID, user: user, request: head)
+        }
+        do throws(ModelError) {
+            switch route {
+            case .devices:
+                let model = try decoder.decode(DeviceRegistration.self, from: body)
+                let context = makeContext(model.deviceID)
+                guard let callback = callbacks.registerDevice else { preconditionFailure("an unmounted route was served") }
+                return await call(route, head) {
+                    try await callback(model, context)
+                    return .ok
+                }
+            case .locations:
+                let model = try decoder.decode(LocationUpdate.self, from: body)
+                let context = makeContext(model.deviceID)
+                guard let callback = callbacks.updateLocation else { preconditionFailure("an unmounted route was served") }
+                return await call(route, head) {
+                    try await callback(model, context)
+                    return .ok
+                }
+            case .notificationActions:
+                let model = try decoder.decode(NotificationActionReceived.self, from: body)
+                let context = makeContext(model.deviceID)
+                guard let callback = callbacks.notificationAction else { preconditionFailure("an unmounted route was served") }
+                return await call(route, head) {
+                    try await callback(model, context)
+                    return .ok
+                }
+            case .widgetActions:
+                let model = try decoder.decode(WidgetActionReceived.self, from: body)
+                let context = makeContext(model.deviceID)
+                guard let callback = callbacks.widgetAction else { preconditionFailure("an unmounted route was served") }
+                return await call(route, head) {
+                    let result = try await callback(model, context) ?? WidgetActionResult()
+                    return .json(200, result.jsonValue(.response))
+                }
+            case .widgetOptions:
+                let model = try decoder.decode(WidgetOptionsRequest.self, from: body)
+                let context = makeContext(model.deviceID)
+                guard let callback = callbacks.widgetOptions else { preconditionFailure("an unmounted route was served") }
+                return await call(route, head) {
+                    .json(200, try await callback(model, context).jsonValue(.response))
+                }
+            case .approvalDecisions:
+                let model = try decoder.decode(ApprovalDecisionReceived.self, from: body)
+                let context = makeContext(model.deviceID)
+                guard let callback = callbacks.approvalDecision else { preconditionFailure("an unmounted route was served") }
+                return await call(route, head) {
+                    let result = try await callback(model, context) ?? ApprovalDecisionResult()
+                    return .json(200, result.jsonValue(.response))
+                }
+            case .liveActivities:
+                let model = try decoder.decode(LiveActivityTokenReceived.self, from: body)
+                let context = makeContext(model.deviceID)
+                guard let callback = callbacks.liveActivity else { preconditionFailure("an unmounted route was served") }
+                return await call(route, head) {
+                    try await callback(model, context)
+                    return .noContent
+                }
+            case .documents, .widgets, .approvals:
+                preconditionFailure("\(route) has no JSON body")
+            }
+        } catch {
+            return .json(error.httpStatus, error.responseBytes())
+        }
+    }
+
+    /// Runs `work` (the callback and the shaping of its value) and maps what it throws.
+    private func call(_ route: NativeRoute, _ head: HTTPRequestHead, _ work: () async throws -> NativeAnswer) async -> NativeAnswer {
+        do {
+            return try await work()
+        } catch let error as NativeHTTPError {
+            return .detail(error.status, error.detail, headers: error.headers)
+        } catch {
+            logger.error(
+                "native route callback failed",
+                ["native.route": route.rawValue, "http.method": head.method, "error": String(describing: error)])
+            return .internalError
+        }
+    }
+}
+
+/// `body` over the bytes of `chunk`, without a copy when the collection is contiguous.
+private func withBytes<Chunk: Collection<UInt8>, Value>(of chunk: Chunk, _ body: (UnsafeRawBufferPointer) -> Value) -> Value {
+    if let result = chunk.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+    return Array(chunk).withUnsafeBytes(body)
+}
