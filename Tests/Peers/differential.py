@@ -851,6 +851,10 @@ DOCUMENTED = {
     "upstream-5xx-becomes-502": "documented (upstream-contract.md, Errors): an upstream 5xx reaches the app as 502",
     "authenticates-before-body": "documented (upstream-contract.md): the gateway answers 401 before it reads the body; "
                                  "the reference decodes the JSON body before its auth dependency runs",
+    "text-field-as-file-422": "documented (migration.md step 3): a text field sent as a file part is missing for the "
+    "gateway (422 missing); the reference reports it as string_type with its upload object as the input",
+    "documents-multipart-only-422": "documented (migration.md step 3): documents are read as multipart/form-data only; "
+    "a form-urlencoded body gets 422 missing for both fields, the reference a value_error for its `file` string",
     "not-utf8-422": "documented (migration.md step 3): a body that is not UTF-8 gets 422 (json_invalid), one status for "
                     "every body the models cannot read; the reference answers 400",
     "first-file-part-is-the-upload": "documented (migration.md step 3): the first file part is the upload and streams "
@@ -909,6 +913,10 @@ def classify(case: Case, ref: dict[str, Any], gw: dict[str, Any], aspects: list[
         return "strict-json-422"
     if case.id == "documents/framing:boundary-long" and rs == 200 and gs == 400:
         return "boundary-over-70-refused"
+    if case.id == "documents/structure:device-as-file" and rs == gs == 422:
+        return "text-field-as-file-422"
+    if case.id == "documents/framing:type-form-urlencoded" and rs == gs == 422:
+        return "documents-multipart-only-422"
     if "status" in aspects:
         if case.canned.get("kind") == "error" and case.canned.get("status", 0) >= 500 and gs == 502:
             return "upstream-5xx-becomes-502"
@@ -928,7 +936,8 @@ def classify(case: Case, ref: dict[str, Any], gw: dict[str, Any], aspects: list[
             return "gateway-laxer"
         if case.auth != "token" and gs == 401 and rs == 422:
             return "authenticates-before-body"
-        if rs == 400 and gs == 422 and gateway_issue_mentions(gw, "ill-formed UTF-8"):
+        if rs == 400 and gs == 422 and (gateway_issue_mentions(gw, "ill-formed UTF-8")
+                                        or any(m in case.id for m in ("invalid-utf8", "latin1-bytes"))):
             return "not-utf8-422"
         if rs == 500 and gs == 422 and case.canned.get("kind") == "ok" \
                 and any(m in case.id for m in ("raw-Infinity", "raw-NaN", "raw-1e400")):
