@@ -160,7 +160,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
         }
         var body: [UInt8] = []
         var isRefused = false
-        exchange.onBodyChunk = { [unowned exchange] chunk in
+        exchange.readBody(onChunk: { [unowned exchange] chunk in
             guard !isRefused else { return }
             guard body.count + chunk.count <= maxBytes else {
                 isRefused = true
@@ -169,12 +169,10 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
                 return
             }
             body.append(contentsOf: chunk)
-        }
-        exchange.onBodyEnd = { [unowned exchange] _ in
+        }, onEnd: { [unowned exchange] _ in
             guard !isRefused else { return }
             self.decodeAndCall(route, exchange, user: user, body: body)
-        }
-        exchange.readBody()
+        })
     }
 
     private func decodeAndCall(_ route: NativeRoute, _ exchange: HTTPExchange, user: User?, body: [UInt8]) {
@@ -258,14 +256,13 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
             return
         }
         var isRefused = false
-        exchange.onBodyChunk = { [unowned exchange] chunk in
+        exchange.readBody(onChunk: { [unowned exchange] chunk in
             guard !isRefused else { return }
             if let refusal = collector.consume(chunk) {
                 isRefused = true
                 self.send(refusal, to: exchange)
             }
-        }
-        exchange.onBodyEnd = { [unowned exchange] _ in
+        }, onEnd: { [unowned exchange] _ in
             guard !isRefused else { return }
             switch collector.finish() {
             case .failure(let refusal):
@@ -277,8 +274,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
                     .document(reference: try await callback(upload, context))
                 }
             }
-        }
-        exchange.readBody()
+        })
     }
 
     // MARK: Calling back

@@ -39,7 +39,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
 
     var upstreamContentType: String? { writer.contentType }
 
-    func consume(_ chunk: UnsafeRawBufferPointer) throws(MediatedAnswer) -> [UInt8] {
+    func consume(_ chunk: ArraySlice<UInt8>) throws(MediatedAnswer) -> [UInt8] {
         do throws(HTTPParseError) {
             try reader.consume(chunk) { forward($0) }
         } catch {

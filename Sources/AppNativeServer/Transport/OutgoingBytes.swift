@@ -26,14 +26,14 @@ public struct OutgoingBytes: Sendable {
         return true
     }
 
-    public mutating func append(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
+    public mutating func append(_ slice: ArraySlice<UInt8>) { bytes.append(contentsOf: slice) }
     public mutating func append(_ array: [UInt8]) { bytes.append(contentsOf: array) }
 
     /// Appends one chunk of the chunked transfer coding (RFC 9112 §7.1).
-    public mutating func appendChunk(_ buffer: UnsafeRawBufferPointer) {
-        guard !buffer.isEmpty else { return }
-        HTTPSerializer.appendChunkHeader(size: buffer.count, to: &bytes)
-        bytes.append(contentsOf: buffer)
+    public mutating func appendChunk(_ slice: ArraySlice<UInt8>) {
+        guard !slice.isEmpty else { return }
+        HTTPSerializer.appendChunkHeader(size: slice.count, to: &bytes)
+        bytes.append(contentsOf: slice)
         HTTPSerializer.appendChunkEnd(to: &bytes)
     }
 
