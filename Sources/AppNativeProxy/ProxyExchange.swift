@@ -20,10 +20,7 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
     /// A mediated response is collected here until it ends (bounded by the mediator).
     private var collected: (status: Int, headers: HTTPHeaders, body: [UInt8])?
     private var upstream: UpstreamConnection?
-    /// When the armed phase times out (loop nanoseconds), 0 when nothing is armed. Checked by the
-    /// handler's sweep: a field write per request instead of a timer (closure, heap insert and
-    /// cancel) per request.
-    private(set) var deadline: UInt64 = 0
+    /// What the deadline armed on the upstream connection's timer guards.
     private var deadlinePhase = Phase.connect
     private var attempts = 0
     private var tunnel: Tunnel?
@@ -450,19 +447,19 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
 
     private enum Phase { case connect, response }
 
+    /// The deadline lives on the upstream connection (one timer for its life, re-armed per
+    /// exchange), so an exchange allocates none.
     private func arm(_ timeoutNanoseconds: UInt64, phase: Phase) {
-        deadline = exchange.loop.nowNanoseconds + timeoutNanoseconds
         deadlinePhase = phase
-        handler.watchDeadlines()
+        upstream?.arm(after: timeoutNanoseconds)
     }
 
     private func disarm() {
-        deadline = 0
+        upstream?.disarm()
     }
 
-    /// Called by the handler's sweep once `deadline` has passed.
-    func deadlinePassed() {
-        deadline = 0
+    func upstreamDeadlinePassed(_ connection: UpstreamConnection) {
+        guard connection === upstream else { return }
         timedOut(deadlinePhase)
     }
 

@@ -10,6 +10,8 @@ protocol UpstreamConnectionDelegate: AnyObject {
     func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: ArraySlice<UInt8>)
     func upstreamWritable(_ connection: UpstreamConnection)
     func upstream(_ connection: UpstreamConnection, failed failure: UpstreamFailure)
+    /// The deadline the exchange armed (`arm(after:)`) passed.
+    func upstreamDeadlinePassed(_ connection: UpstreamConnection)
 }
 
 /// Why an upstream connection ended an exchange early.
@@ -59,6 +61,9 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     /// Pending input kept while reading is paused mid-buffer.
     private var pending: [UInt8] = []
     var idleSince: UInt64 = 0
+    /// The exchange's connect or response deadline while it has a delegate, the pool's idle
+    /// expiry while it is idle: one timer on the loop's heap for the connection's life.
+    private lazy var deadline = pool.loop.makeTimer { [weak self] in self?.deadlinePassed() }
 
     init(fd: Int32, transport: any ConnectionTransport, pool: UpstreamPool) {
         self.fd = fd
@@ -74,8 +79,32 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         self.delegate = delegate
         wasReused = idleSince != 0
         idleSince = 0
+        pool.loop.disarm(deadline)
         hasReceivedResponseBytes = false
         parser.expectResponse(to: method)
+    }
+
+    /// Arms the exchange's deadline, `nanoseconds` from now (replacing any armed one).
+    func arm(after nanoseconds: UInt64) {
+        pool.loop.arm(deadline, at: pool.loop.nowNanoseconds + nanoseconds)
+    }
+
+    func disarm() {
+        pool.loop.disarm(deadline)
+    }
+
+    /// Arms the idle expiry (the pool took the connection back at `idleSince`).
+    func armIdleExpiry(at deadline: UInt64) {
+        pool.loop.arm(self.deadline, at: deadline)
+    }
+
+    private func deadlinePassed() {
+        if let delegate {
+            delegate.upstreamDeadlinePassed(self)
+        } else if idleSince != 0 {
+            // Idle for the pool's whole idle timeout.
+            close()
+        }
     }
 
     var isBelowWatermark: Bool { output.pendingCount < pool.configuration.writeHighWatermark }
@@ -326,6 +355,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     func close() {
         guard !isClosed else { return }
         lifecycle = .closed
+        pool.loop.cancel(deadline)
         _ = transport.shutdown()
         pool.loop.deregister(fd)
         Glibc.close(fd)

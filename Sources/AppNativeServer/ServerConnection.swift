@@ -27,8 +27,9 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     var isClosed: Bool { lifecycle == .closed }
     private var input = InputState.readable
     var registryIndex = -1
-    /// Monotonic deadline of the current phase (0: none) and what it guards.
-    var deadline: UInt64 = 0
+    /// The deadline of the current phase (disarmed: none), on the loop's timer heap, and what it
+    /// guards. Re-armed in place as the phases change; no allocation per request.
+    private lazy var deadline = context.loop.makeTimer { [weak self] in self?.deadlinePassed() }
     private var deadlinePhase = DeadlinePhase.keepAlive
 
     enum DeadlinePhase { case keepAlive, head, body, write, linger }
@@ -269,7 +270,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             request: head, framing: framing, peer: peer, isSecure: isSecure, loop: context.loop, connection: self
         )
         activity = .exchange(exchange)
-        deadline = 0
+        context.loop.disarm(deadline)
         context.handler.serve(exchange)
     }
 
@@ -397,8 +398,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         closeAfterFlush()
     }
 
-    func deadlinePassed() {
-        deadline = 0
+    private func deadlinePassed() {
         context.shared.timeouts.increment()
         switch deadlinePhase {
         case .keepAlive:
@@ -432,7 +432,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         case .write: timeout = context.writeNanoseconds
         case .linger: timeout = Self.lingerTimeout.wholeNanoseconds
         }
-        deadline = context.loop.nowNanoseconds + timeout
+        context.loop.arm(deadline, at: context.loop.nowNanoseconds + timeout)
     }
 
     private func peerClosed() {
@@ -524,7 +524,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         switch output.drain(to: transport) {
         case .blocked(let progressed):
             // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
-            if progressed || deadlinePhase != .write || deadline == 0 { setDeadline(.write) }
+            if progressed || deadlinePhase != .write || !deadline.isArmed { setDeadline(.write) }
             return
         case .failed:
             exchange?.abort()
@@ -534,7 +534,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             break
         }
         if deadlinePhase == .write {
-            if exchange != nil { deadline = 0 } else { setDeadline(.keepAlive) }
+            if exchange != nil { context.loop.disarm(deadline) } else { setDeadline(.keepAlive) }
             deadlinePhase = exchange == nil ? .keepAlive : .body
         }
         if lifecycle == .flushing {
@@ -558,7 +558,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         activity = .tunnel(tunnel, delegate, isPaused: false)
         exchange.ended()
         context.handler.exchangeDidEnd(exchange)
-        deadline = 0
+        context.loop.disarm(deadline)
         resumeReading()
         return tunnel
     }
@@ -621,6 +621,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         // An abrupt close still tells a TLS peer the session ended on purpose; a graceful one
         // already did.
         if wasOpen { _ = transport.shutdown() }
+        context.loop.cancel(deadline)
         context.loop.deregister(fd)
         Glibc.close(fd)
         context.remove(self)
