@@ -30,8 +30,6 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
     /// Frame boundaries of each tunnel direction, so a close frame of ours never splits a frame.
     private var framesToClient = WebSocketFrameTracker()
     private var framesToUpstream = WebSocketFrameTracker()
-    /// The credential expired: the tunnel ends at the next frame boundary toward the client.
-    private var isEndingTunnel = false
     let requestID: String
     private(set) var upstreamStartedAt: UInt64 = 0
     private(set) var upstreamDuration: UInt64 = 0
@@ -251,10 +249,10 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
             response = .done
             exchange.finish(trailers: trailers)
             maybeRelease()
-        case (.tunnel, .end), (.done, _), (.finished, _):
+        case (.tunnel, .end), (.endingTunnel, .end), (.done, _), (.finished, _):
             // The 101's own end once bytes are tunnelled, or events after an error answer.
             break
-        case (.awaitingHead, _), (.interim, _), (.collecting, .head), (.streaming, .head), (.tunnel, _):
+        case (.awaitingHead, _), (.interim, _), (.collecting, .head), (.streaming, .head), (.tunnel, _), (.endingTunnel, _):
             // The parser delivers head, body, end in order; nothing else can arrive here.
             connection.release(reusable: false)
             upstream = nil
@@ -308,7 +306,7 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
 
     func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: ArraySlice<UInt8>) {
         guard let tunnel else { return }
-        if isEndingTunnel {
+        if case .endingTunnel = response {
             // The frame in flight still reaches the client whole; what follows it does not.
             let count = framesToClient.follow(bytes, stoppingAtBoundary: true)
             if count > 0 { tunnel.send(bytes.prefix(count)) }
@@ -394,8 +392,8 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
     func endForExpiredCredential() {
         switch response {
         case .tunnel:
-            guard let connection = upstream, tunnel != nil, !isEndingTunnel else { return }
-            isEndingTunnel = true
+            guard let connection = upstream, tunnel != nil else { return }
+            response = .endingTunnel
             if framesToClient.isAtFrameBoundary {
                 closeTunnel(connection)
                 return
@@ -419,8 +417,8 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
             upstream = nil
             connection?.release(reusable: false)
             exchange.abortConnection()
-        case .finished:
-            // Already over: nothing of it is left to end.
+        case .endingTunnel, .finished:
+            // Already ending, or over: nothing of it is left to end.
             break
         }
     }
@@ -523,6 +521,8 @@ private enum ResponseState {
     case collecting
     /// A 101 to a WebSocket upgrade: raw bytes both ways.
     case tunnel
+    /// The credential expired: the tunnel ends at the next frame boundary toward the client.
+    case endingTunnel
     /// The upstream's answer is complete; the connection goes back to the pool once the request
     /// is complete too.
     case done
@@ -539,7 +539,7 @@ private enum ResponseState {
     var isAnswered: Bool {
         switch self {
         case .done, .finished: true
-        case .awaitingHead, .interim, .streaming, .collecting, .tunnel: false
+        case .awaitingHead, .interim, .streaming, .collecting, .tunnel, .endingTunnel: false
         }
     }
 }

@@ -171,24 +171,33 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         }
         if events.contains(.writable) { flush() }
         if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
-            mayHaveInput = true
-            if !events.isDisjoint(with: [.peerClosed, .hangUp, .error]) { isPeerClosing = true }
+            if input != .peerClosing {
+                input = events.isDisjoint(with: [.peerClosed, .hangUp, .error]) ? .readable : .peerClosing
+            }
             readAvailable()
         }
     }
 
-    /// See `ServerConnection.mayHaveInput`: a short plain-TCP read means drained under edge
+    /// See `ServerConnection.InputState`: a short plain-TCP read means drained under edge
     /// triggering, so the next recv would only return EAGAIN.
-    private var mayHaveInput = true
-    private var isPeerClosing = false
+    private var input = InputState.readable
+
+    private enum InputState {
+        /// A readiness event arrived: read until a short read or EAGAIN.
+        case readable
+        /// A short read: nothing to read until the next event.
+        case drained
+        /// The peer's FIN or an error was reported: read until recv returns 0 or fails.
+        case peerClosing
+    }
 
     private func readAvailable() {
-        while !isClosed && !isReadingPaused && mayHaveInput {
+        while !isClosed && !isReadingPaused && input != .drained {
             let result = pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
             switch result {
             case .transferred(let received):
-                if received < pool.scratch.count && !isPeerClosing && transport.shortReadDrainsSocket {
-                    mayHaveInput = false
+                if received < pool.scratch.count && input == .readable && transport.shortReadDrainsSocket {
+                    input = .drained
                 }
                 process(pool.scratch, 0..<received)
             case .wouldBlock:
