@@ -26,7 +26,8 @@ extension LoopTimer: Sendable {}
 /// timeout, pushed back by each request): a timer stays at its heap `key` and only its
 /// `deadline` changes; when the key surfaces, a later deadline is re-keyed and sunk instead of
 /// fired. Moving a deadline earlier sifts it up; disarming leaves it to be dropped when it
-/// surfaces; `remove` takes it out at once (its owner is going away).
+/// surfaces; `remove` takes it out at once (its owner is going away). A steady keep-alive
+/// connection therefore costs no heap work per request.
 struct TimerHeap {
     private var heap: [LoopTimer] = []
 
@@ -68,29 +69,33 @@ struct TimerHeap {
         }
     }
 
-    /// The earliest armed deadline, settling the top of the heap on the way (disarmed timers
-    /// dropped, extended ones re-keyed).
-    mutating func nextDeadline() -> UInt64? {
-        while let first = heap.first {
-            if first.deadline == 0 {
-                remove(first)
-            } else if first.key < first.deadline {
-                first.key = first.deadline
-                siftDown(0)
-            } else {
-                return first.key
-            }
-        }
-        return nil
+    /// When the loop must wake next: the earliest heap key. It may precede every armed deadline
+    /// (a timer extended or disarmed since it took its place); the loop then wakes early once and
+    /// `popFirstDue` settles that entry. Settling here instead would sift on every iteration,
+    /// since nearly every timer is extended by each request.
+    func nextDeadline() -> UInt64? {
+        heap.first?.key
     }
 
     /// Removes and returns the earliest timer due at `now`, disarmed. Called until it returns
     /// nil, firing each before taking the next, so a timer that an earlier one disarmed or
-    /// re-armed is never fired for its old deadline.
+    /// re-armed is never fired for its old deadline. Entries whose key passed but whose timer
+    /// was disarmed are dropped, and extended ones re-keyed, on the way.
     mutating func popFirstDue(now: UInt64) -> LoopTimer? {
-        guard let deadline = nextDeadline(), deadline <= now, let first = heap.first else { return nil }
-        remove(first)
-        return first
+        while let first = heap.first, first.key <= now {
+            if first.deadline == 0 {
+                remove(first)
+            } else if first.key < first.deadline {
+                // Extended since it took its place: it moves to its deadline (due or not), so
+                // timers due together still fire in deadline order.
+                first.key = first.deadline
+                siftDown(0)
+            } else {
+                remove(first)
+                return first
+            }
+        }
+        return nil
     }
 
     private mutating func siftUp(_ start: Int) {

@@ -22,7 +22,8 @@ struct LoopTimerTests {
         heap.arm(b, at: 300)  // later: stays at its key, re-keyed when that surfaces
         heap.disarm(c)
         heap.remove(d)
-        #expect(heap.nextDeadline() == 100)
+        // b's place is still 50: the loop wakes then, and b is re-keyed instead of fired.
+        #expect(heap.nextDeadline() == 50)
         while let timer = heap.popFirstDue(now: 150) { timer.action() }
         #expect(fired == ["a"])
         while let timer = heap.popFirstDue(now: 250) { timer.action() }
