@@ -62,8 +62,10 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     private var pending: [UInt8] = []
     var idleSince: UInt64 = 0
     /// The exchange's connect or response deadline while it has a delegate, the pool's idle
-    /// expiry while it is idle: one timer on the loop's heap for the connection's life.
-    private lazy var deadline = pool.loop.makeTimer { [weak self] in self?.deadlinePassed() }
+    /// expiry while it is idle: one timer on the loop's heap for the connection's life. Unowned:
+    /// the loop's registration keeps the connection alive until `close()`, which takes the timer
+    /// out of the heap.
+    private lazy var deadline = pool.loop.makeTimer { [unowned self] in self.deadlinePassed() }
 
     init(fd: Int32, transport: any ConnectionTransport, pool: UpstreamPool) {
         self.fd = fd
