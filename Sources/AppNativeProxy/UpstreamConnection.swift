@@ -64,7 +64,8 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     /// The exchange's connect or response deadline while it has a delegate, the pool's idle
     /// expiry while it is idle: one timer on the loop's heap for the connection's life. Unowned:
     /// the loop's registration keeps the connection alive until `close()`, which takes the timer
-    /// out of the heap.
+    /// out of the heap (a weak reference would give the connection a side table, and every
+    /// retain of it the slow path).
     private lazy var deadline = pool.loop.makeTimer { [unowned self] in self.deadlinePassed() }
 
     init(fd: Int32, transport: any ConnectionTransport, pool: UpstreamPool) {

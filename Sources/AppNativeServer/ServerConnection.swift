@@ -30,7 +30,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     /// The deadline of the current phase (disarmed: none), on the loop's timer heap, and what it
     /// guards. Re-armed in place as the phases change; no allocation per request. Unowned: the
     /// loop's registration keeps the connection alive until `close()`, which takes the timer out
-    /// of the heap (a weak reference would put every retain of the connection on the slow path).
+    /// of the heap.
     private lazy var deadline = context.loop.makeTimer { [unowned self] in self.deadlinePassed() }
     private var deadlinePhase = DeadlinePhase.keepAlive
 
