@@ -3,8 +3,10 @@
 ///
 /// Every initialiser applies `RSAKeyPolicy` (2048 to 8192 bits, exponent 65537) and OpenSSL's
 /// SP 800-56B public key validation, so a key that exists is one the gateway is willing to
-/// trust. That validation includes a Miller-Rabin compositeness test and costs a few
-/// milliseconds per key: build a key once per JWKS refresh and keep it, never per request.
+/// trust. That validation includes a Miller-Rabin compositeness test on random bases and costs a
+/// few milliseconds per key: build a key once per JWKS refresh and keep it, never per request. Its
+/// verdict is kept per modulus (`RSAModulusVerdicts`), so the same key bytes are always accepted
+/// or always refused.
 ///
 /// Verification is OpenSSL's `EVP_PKEY_verify` through the providers OpenSSL is configured with
 /// (the FIPS provider included), on prepared contexts reused across calls (`SignatureContextPool`):
@@ -74,7 +76,8 @@ public final class RSAPublicKey: Sendable {
             throw CryptoError(.invalidKey, "RSA key has no modulus or exponent")
         }
         try RSAKeyPolicy.check(modulus: modulus, exponent: exponent)
-        guard key.isPublicKeyValid(quick: false) else {
+        // The same modulus always gets the same verdict (see `RSAModulusVerdicts`).
+        guard RSAModulusVerdicts.isValid(key, modulus: modulus) else {
             throw CryptoError(.invalidKey, "RSA public key failed OpenSSL validation")
         }
         verifier = SignatureContextPool(key: key, scheme: .rsaPKCS1v15SHA256)

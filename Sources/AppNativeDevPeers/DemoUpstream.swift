@@ -19,9 +19,7 @@ public final class DemoUpstreamHandler: HTTPExchangeHandler {
             return
         }
         var received = 0
-        exchange.onBodyChunk = { received += $0.count }
-        exchange.onBodyEnd = { [self] _ in answer(exchange, bodyBytes: received) }
-        exchange.readBody()
+        exchange.readBody(onChunk: { received += $0.count }, onEnd: { [self] _ in answer(exchange, bodyBytes: received) })
     }
 
     private func answer(_ exchange: HTTPExchange, bodyBytes: Int) {

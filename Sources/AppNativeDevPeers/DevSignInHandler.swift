@@ -28,17 +28,15 @@ final class DevSignInHandler: HTTPExchangeHandler {
         }
         var body: [UInt8] = []
         var isTooLarge = false
-        exchange.onBodyChunk = { chunk in
+        exchange.readBody(onChunk: { chunk in
             if body.count + chunk.count > Self.maxBodyBytes { isTooLarge = true } else { body.append(contentsOf: chunk) }
-        }
-        exchange.onBodyEnd = { [self] _ in
+        }, onEnd: { [self] _ in
             if isTooLarge {
                 exchange.respondJSONError(status: 413, detail: "form too large")
             } else {
                 route(exchange, body: body)
             }
-        }
-        exchange.readBody()
+        })
     }
 
     func exchangeDidEnd(_ exchange: HTTPExchange) {}

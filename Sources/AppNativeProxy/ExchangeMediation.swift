@@ -28,7 +28,7 @@ public protocol RequestBodyFilter: AnyObject {
     /// `Content-Type` for the upstream request when the filter re-encodes the body.
     var upstreamContentType: String? { get }
     /// Takes the next piece of the client's body; returns the bytes the upstream may see now.
-    func consume(_ chunk: UnsafeRawBufferPointer) throws(MediatedAnswer) -> [UInt8]
+    func consume(_ chunk: ArraySlice<UInt8>) throws(MediatedAnswer) -> [UInt8]
     /// The client's body is complete; returns the remaining bytes for the upstream.
     func finish() throws(MediatedAnswer) -> [UInt8]
 }

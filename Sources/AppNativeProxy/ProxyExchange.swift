@@ -4,7 +4,7 @@ import AppNativeServer
 
 /// Relays one client exchange to the upstream and the response back, streaming both ways with
 /// backpressure. Loop-owned.
-final class ProxyExchange: UpstreamConnectionDelegate {
+final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, TunnelDelegate {
     private let exchange: HTTPExchange
     private let pool: UpstreamPool
     private unowned let handler: ProxyHandler
@@ -13,26 +13,23 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private let mediation: ExchangeMediation?
     /// Whether the request was forwarded as a WebSocket upgrade (the only way to a tunnel).
     private let asksForUpgrade: Bool
+    /// Where the request is on its way to the upstream.
+    private var request: RequestState
     /// Where the upstream's answer is; every response event moves it in `upstream(_:received:in:)`.
     private var response = ResponseState.awaitingHead
     /// A mediated response is collected here until it ends (bounded by the mediator).
     private var collected: (status: Int, headers: HTTPHeaders, body: [UInt8])?
     private var upstream: UpstreamConnection?
-    /// When the armed phase times out (loop nanoseconds), 0 when nothing is armed. Checked by the
-    /// handler's sweep: a field write per request instead of a timer (closure, heap insert and
-    /// cancel) per request.
-    private(set) var deadline: UInt64 = 0
+    /// What the deadline armed on the upstream connection's timer guards.
     private var deadlinePhase = Phase.connect
     private var attempts = 0
-    private var hasSentBody = false
-    private var isRequestBodyDone = false
-    private var isFinished = false
     private var tunnel: Tunnel?
+    /// The upstream end of the tunnel, for the client side's events (held weakly: it may close
+    /// first).
+    private weak var tunnelUpstream: UpstreamConnection?
     /// Frame boundaries of each tunnel direction, so a close frame of ours never splits a frame.
     private var framesToClient = WebSocketFrameTracker()
     private var framesToUpstream = WebSocketFrameTracker()
-    /// The credential expired: the tunnel ends at the next frame boundary toward the client.
-    private var isEndingTunnel = false
     let requestID: String
     private(set) var upstreamStartedAt: UInt64 = 0
     private(set) var upstreamDuration: UInt64 = 0
@@ -54,17 +51,45 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         self.upstreamHead = upstreamHead
         self.requestID = requestID
         if case .chunked = exchange.framing { sendsChunked = true } else { sendsChunked = false }
-        isRequestBodyDone = !exchange.hasRequestBody
+        request = exchange.hasRequestBody ? .headOnly : .complete
     }
 
     func start() {
-        exchange.onAbort = { [weak self] in self?.clientGone() }
+        exchange.delegate = self
         upstreamStartedAt = exchange.loop.nowNanoseconds
         if let filter = mediation?.requestBody, exchange.hasRequestBody {
-            startFilteredBody(filter)
+            // The upstream connection opens with the first bytes the filter releases.
+            request = .filtering(filter)
+            exchange.readBody()
         } else {
             connectAndSend()
         }
+    }
+
+    // MARK: Client events
+
+    func exchange(_ exchange: HTTPExchange, didReceiveBody chunk: ArraySlice<UInt8>) {
+        switch request {
+        case .relaying: forwardBody(chunk)
+        case .filtering(let filter): filterBody(chunk, filter)
+        case .headOnly, .complete: break
+        }
+    }
+
+    func exchange(_ exchange: HTTPExchange, didEndBodyWith trailers: HTTPHeaders?) {
+        switch request {
+        case .relaying: bodyEnded(trailers)
+        case .filtering(let filter): filteredBodyEnded(filter)
+        case .headOnly, .complete: break
+        }
+    }
+
+    func exchangeDidBecomeWritable(_ exchange: HTTPExchange) {
+        upstream?.resumeReading()
+    }
+
+    func exchangeDidAbort(_ exchange: HTTPExchange) {
+        clientGone()
     }
 
     private func connectAndSend() {
@@ -96,64 +121,49 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         upstream.writeHead(upstreamHead)
         // The response timeout runs from the end of the request: a long upload is bounded by
         // the client's body-idle timeout instead, not cut at UPSTREAM_RESPONSE_TIMEOUT.
-        if upstream.isConnected && isRequestBodyDone { arm(pool.responseTimeoutNanoseconds, phase: .response) }
-        if exchange.hasRequestBody && !hasSentBody { startBody() }
+        if upstream.isConnected && request.isComplete { arm(pool.responseTimeoutNanoseconds, phase: .response) }
+        if case .headOnly = request {
+            request = .relaying
+            exchange.readBody()
+        }
     }
 
-    private func startBody() {
-        hasSentBody = true
-        exchange.onBodyChunk = { [weak self] chunk in self?.forwardBody(chunk) }
-        exchange.onBodyEnd = { [weak self] trailers in self?.bodyEnded(trailers) }
-        exchange.onWritable = { [weak self] in self?.upstream?.resumeReading() }
-        exchange.readBody()
-    }
-
-    private func forwardBody(_ chunk: UnsafeRawBufferPointer) {
+    private func forwardBody(_ chunk: ArraySlice<UInt8>) {
         guard let upstream else { return }
         if sendsChunked { upstream.writeChunk(chunk) } else { upstream.write(chunk) }
         if !upstream.isBelowWatermark { exchange.pauseBody() }
     }
 
     private func bodyEnded(_ trailers: HTTPHeaders?) {
-        isRequestBodyDone = true
+        request = .complete
         if sendsChunked { upstream?.writeLastChunk(trailers: TrailerFields.forwardable(trailers, removing: handler.removedFields)) }
-        if upstream?.isConnected == true, !response.isDone { arm(pool.responseTimeoutNanoseconds, phase: .response) }
+        if upstream?.isConnected == true, !response.isAnswered { arm(pool.responseTimeoutNanoseconds, phase: .response) }
         maybeRelease()
     }
 
     // MARK: Filtered body (native routes)
 
-    /// Reads the client's body through `filter` before contacting the upstream: the upstream
-    /// connection opens with the first bytes the filter releases.
-    private func startFilteredBody(_ filter: any RequestBodyFilter) {
-        hasSentBody = true
-        exchange.onBodyChunk = { [weak self] chunk in self?.filterBody(chunk, filter) }
-        exchange.onBodyEnd = { [weak self] _ in self?.filteredBodyEnded(filter) }
-        exchange.onWritable = { [weak self] in self?.upstream?.resumeReading() }
-        exchange.readBody()
-    }
-
-    private func filterBody(_ chunk: UnsafeRawBufferPointer, _ filter: any RequestBodyFilter) {
-        guard !isFinished else { return }
+    private func filterBody(_ chunk: ArraySlice<UInt8>, _ filter: any RequestBodyFilter) {
+        guard !response.isFinished else { return }
         let released: [UInt8]
         do { released = try filter.consume(chunk) } catch { return refuse(error) }
         guard !released.isEmpty else { return }
         if upstream == nil { beginFilteredUpstream(filter, contentLength: nil) }
         guard let upstream else { return }
-        released.withUnsafeBytes { upstream.writeChunk($0) }
+        upstream.writeChunk(released[...])
         if !upstream.isBelowWatermark { exchange.pauseBody() }
     }
 
     private func filteredBodyEnded(_ filter: any RequestBodyFilter) {
-        guard !isFinished else { return }
+        guard !response.isFinished else { return }
         let released: [UInt8]
         do { released = try filter.finish() } catch { return refuse(error) }
-        isRequestBodyDone = true
+        request = .complete
         if upstream == nil {
             beginFilteredUpstream(filter, contentLength: released.count)
             upstream?.write(released)
         } else {
-            if !released.isEmpty { released.withUnsafeBytes { upstream?.writeChunk($0) } }
+            if !released.isEmpty { upstream?.writeChunk(released[...]) }
             upstream?.writeLastChunk(trailers: nil)
             if upstream?.isConnected == true { arm(pool.responseTimeoutNanoseconds, phase: .response) }
         }
@@ -179,7 +189,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     /// a half-sent body is never taken for a complete one.
     private func refuse(_ answer: MediatedAnswer) {
         disarm()
-        isFinished = true
+        response = .finished
         let connection = upstream
         upstream = nil
         connection?.release(reusable: false)
@@ -191,7 +201,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     // MARK: Upstream events
 
     func upstreamConnected(_ connection: UpstreamConnection) {
-        if isRequestBodyDone {
+        if request.isComplete {
             arm(pool.responseTimeoutNanoseconds, phase: .response)
         } else {
             disarm()  // the connect timeout is over; the body's pace is the client's
@@ -204,7 +214,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     }
 
     /// The upstream's answer, one parser event at a time; the transitions of `response` live here.
-    func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: UnsafeRawBufferPointer) {
+    func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: ArraySlice<UInt8>) {
         switch (response, event) {
         case (.awaitingHead, .head(let head, _)) where head.status < 200 && head.status != 101:
             // RFC 9110 §15.2: interim answers precede the final one; the response timeout keeps
@@ -217,7 +227,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             finalHead(head, connection)
         case (.collecting, .body(let range)):
             guard let mediator = mediation?.response else { return }
-            collected?.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[range]))
+            collected?.body.append(contentsOf: buffer[(buffer.startIndex + range.lowerBound)..<(buffer.startIndex + range.upperBound)])
             if (collected?.body.count ?? 0) > mediator.maxUpstreamBodyBytes {
                 connection.release(reusable: false)
                 upstream = nil
@@ -225,7 +235,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
                 respondError(502, "Upstream response too large")
             }
         case (.streaming, .body(let range)):
-            exchange.sendBody(UnsafeRawBufferPointer(rebasing: buffer[range]))
+            exchange.sendBody(buffer[(buffer.startIndex + range.lowerBound)..<(buffer.startIndex + range.upperBound)])
             if !exchange.isWritable { connection.pauseReading() }
         case (.collecting, .end):
             response = .done
@@ -239,10 +249,10 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             response = .done
             exchange.finish(trailers: trailers)
             maybeRelease()
-        case (.tunnel, .end), (.done, _):
+        case (.tunnel, .end), (.endingTunnel, .end), (.done, _), (.finished, _):
             // The 101's own end once bytes are tunnelled, or events after an error answer.
             break
-        case (.awaitingHead, _), (.interim, _), (.collecting, .head), (.streaming, .head), (.tunnel, _):
+        case (.awaitingHead, _), (.interim, _), (.collecting, .head), (.streaming, .head), (.tunnel, _), (.endingTunnel, _):
             // The parser delivers head, body, end in order; nothing else can arrive here.
             connection.release(reusable: false)
             upstream = nil
@@ -285,7 +295,6 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             head.headers.replaceOrAdd(name: "Connection", value: "Upgrade")
         }
         head.version = .http1_1
-        exchange.onWritable = { [weak self] in self?.upstream?.resumeReading() }
         exchange.sendHead(head)
         if isUpgrade {
             response = .tunnel
@@ -295,12 +304,12 @@ final class ProxyExchange: UpstreamConnectionDelegate {
         }
     }
 
-    func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: UnsafeRawBufferPointer) {
+    func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: ArraySlice<UInt8>) {
         guard let tunnel else { return }
-        if isEndingTunnel {
+        if case .endingTunnel = response {
             // The frame in flight still reaches the client whole; what follows it does not.
             let count = framesToClient.follow(bytes, stoppingAtBoundary: true)
-            if count > 0 { tunnel.send(UnsafeRawBufferPointer(rebasing: bytes[..<count])) }
+            if count > 0 { tunnel.send(bytes.prefix(count)) }
             if framesToClient.isAtFrameBoundary { closeTunnel(connection) }
             return
         }
@@ -317,11 +326,12 @@ final class ProxyExchange: UpstreamConnectionDelegate {
             self.tunnel = nil
             return
         }
-        response = .done
         switch failure {
         case .closedBeforeResponse where connection.wasReused && attempts == 1 && isRetriable:
             // A pooled connection the upstream had already closed: nothing reached it, retry once.
+            // The answer is still awaited, now from the new connection.
             handler.count(.retried)
+            response = .awaitingHead
             connectAndSend()
         case .connectFailed, .closedBeforeResponse:
             handler.count(.connectFailed)
@@ -344,21 +354,26 @@ final class ProxyExchange: UpstreamConnectionDelegate {
 
     private func startTunnel(_ connection: UpstreamConnection) {
         connection.startTunnel()
-        // The client connection holds these closures for the tunnel's life; they keep this
-        // exchange (the upstream connection's delegate) alive until either side closes.
-        tunnel = exchange.startTunnel(
-            onData: { [self, weak connection] bytes in
-                guard let connection else { return }
-                _ = self.framesToUpstream.follow(bytes)
-                connection.write(bytes)
-                if !connection.isBelowWatermark { self.tunnel?.pause() }
-            },
-            onClose: { [self, weak connection] in
-                connection?.close()
-                self.tunnel = nil
-            }
-        )
-        tunnel?.onWritable = { [weak connection] in connection?.resumeReading() }
+        tunnelUpstream = connection
+        // The client connection holds this exchange as its tunnel's delegate for the tunnel's
+        // life, which keeps it (the upstream connection's delegate) alive until either side closes.
+        tunnel = exchange.startTunnel(delegate: self)
+    }
+
+    func tunnel(_ tunnel: Tunnel, received bytes: ArraySlice<UInt8>) {
+        guard let connection = tunnelUpstream else { return }
+        _ = framesToUpstream.follow(bytes)
+        connection.write(bytes)
+        if !connection.isBelowWatermark { self.tunnel?.pause() }
+    }
+
+    func tunnelDidBecomeWritable(_ tunnel: Tunnel) {
+        tunnelUpstream?.resumeReading()
+    }
+
+    func tunnelDidClose(_ tunnel: Tunnel) {
+        tunnelUpstream?.close()
+        self.tunnel = nil
     }
 
     // MARK: Credential expiry
@@ -377,8 +392,8 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     func endForExpiredCredential() {
         switch response {
         case .tunnel:
-            guard let connection = upstream, tunnel != nil, !isEndingTunnel else { return }
-            isEndingTunnel = true
+            guard let connection = upstream, tunnel != nil else { return }
+            response = .endingTunnel
             if framesToClient.isAtFrameBoundary {
                 closeTunnel(connection)
                 return
@@ -390,19 +405,21 @@ final class ProxyExchange: UpstreamConnectionDelegate {
                 self.upstream?.close()
             }
         case .streaming:
-            response = .done
-            isFinished = true
+            response = .finished
             disarm()
             let connection = upstream
             upstream = nil
             connection?.release(reusable: false)
             exchange.finish()
         case .awaitingHead, .interim, .collecting, .done:
-            isFinished = true
+            response = .finished
             let connection = upstream
             upstream = nil
             connection?.release(reusable: false)
             exchange.abortConnection()
+        case .endingTunnel, .finished:
+            // Already ending, or over: nothing of it is left to end.
+            break
         }
     }
 
@@ -411,7 +428,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     private func closeTunnel(_ connection: UpstreamConnection) {
         let code = Self.credentialExpiredCloseCode
         let reason = Self.credentialExpiredReason
-        WebSocketFrameTracker.closeFrame(code: code, reason: reason).withUnsafeBytes { tunnel?.send($0) }
+        tunnel?.send(WebSocketFrameTracker.closeFrame(code: code, reason: reason))
         tunnel?.close()
         tunnel = nil
         if framesToUpstream.isAtFrameBoundary {
@@ -428,19 +445,19 @@ final class ProxyExchange: UpstreamConnectionDelegate {
 
     private enum Phase { case connect, response }
 
+    /// The deadline lives on the upstream connection (one timer for its life, re-armed per
+    /// exchange), so an exchange allocates none.
     private func arm(_ timeoutNanoseconds: UInt64, phase: Phase) {
-        deadline = exchange.loop.nowNanoseconds + timeoutNanoseconds
         deadlinePhase = phase
-        handler.watchDeadlines()
+        upstream?.arm(after: timeoutNanoseconds)
     }
 
     private func disarm() {
-        deadline = 0
+        upstream?.disarm()
     }
 
-    /// Called by the handler's sweep once `deadline` has passed.
-    func deadlinePassed() {
-        deadline = 0
+    func upstreamDeadlinePassed(_ connection: UpstreamConnection) {
+        guard connection === upstream else { return }
         timedOut(deadlinePhase)
     }
 
@@ -461,10 +478,9 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     // MARK: Ending
 
     private func respondError(_ status: Int, _ detail: String) {
-        guard !isFinished else { return }
-        isFinished = true
+        guard !response.isFinished else { return }
+        response = .finished
         exchange.resumeBody()  // the rest of an upload is drained, not left paused
-        response = .done
         // A head (and body) still queued, none of it sent, is replaced by the error; once bytes
         // have left, closing the connection is the only honest signal.
         if exchange.hasResponseStartedPublic && !exchange.retractResponse() {
@@ -476,8 +492,8 @@ final class ProxyExchange: UpstreamConnectionDelegate {
     }
 
     private func maybeRelease() {
-        guard response.isDone, isRequestBodyDone, !isFinished else { return }
-        isFinished = true
+        guard case .done = response, request.isComplete else { return }
+        response = .finished
         let connection = upstream
         upstream = nil
         connection?.release(reusable: true)
@@ -485,7 +501,7 @@ final class ProxyExchange: UpstreamConnectionDelegate {
 
     private func clientGone() {
         disarm()
-        isFinished = true
+        response = .finished
         let connection = upstream
         upstream = nil
         connection?.release(reusable: false)
@@ -505,11 +521,42 @@ private enum ResponseState {
     case collecting
     /// A 101 to a WebSocket upgrade: raw bytes both ways.
     case tunnel
-    /// Answered (or failed): the exchange expects nothing more from the upstream.
+    /// The credential expired: the tunnel ends at the next frame boundary toward the client.
+    case endingTunnel
+    /// The upstream's answer is complete; the connection goes back to the pool once the request
+    /// is complete too.
     case done
+    /// Over: answered (by the upstream or with an error), refused, or the client left. The
+    /// upstream connection was released; later events change nothing.
+    case finished
 
-    var isDone: Bool {
-        if case .done = self { return true }
+    var isFinished: Bool {
+        if case .finished = self { return true }
+        return false
+    }
+
+    /// Whether nothing more is expected from the upstream.
+    var isAnswered: Bool {
+        switch self {
+        case .done, .finished: true
+        case .awaitingHead, .interim, .streaming, .collecting, .tunnel, .endingTunnel: false
+        }
+    }
+}
+
+/// Where the request is on its way to the upstream.
+private enum RequestState {
+    /// The body (there is one) is not read yet: it is asked for once the head is queued upstream.
+    case headOnly
+    /// Body chunks go upstream as they arrive.
+    case relaying
+    /// Body chunks go through the mediation's filter first; the upstream sees only what it releases.
+    case filtering(any RequestBodyFilter)
+    /// The whole request was sent (or there was no body).
+    case complete
+
+    var isComplete: Bool {
+        if case .complete = self { return true }
         return false
     }
 }

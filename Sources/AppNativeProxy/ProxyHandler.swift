@@ -146,29 +146,6 @@ public final class ProxyHandler: HTTPExchangeHandler {
         )
     }
 
-    // MARK: Upstream deadlines
-
-    /// How often armed upstream deadlines are checked: a timeout fires at most this much late.
-    static let deadlineSweepInterval: Duration = .milliseconds(100)
-    private var isSweepScheduled = false
-
-    /// Makes sure the sweep runs while an exchange has a deadline armed (idle loops stay asleep).
-    func watchDeadlines() {
-        guard !isSweepScheduled else { return }
-        isSweepScheduled = true
-        _ = pool.loop.schedule(after: Self.deadlineSweepInterval) { [weak self] in self?.sweepDeadlines() }
-    }
-
-    private func sweepDeadlines() {
-        isSweepScheduled = false
-        let now = pool.loop.nowNanoseconds
-        // Collected first: a timed-out exchange answers 502/504 and leaves `active`.
-        var expired: [ProxyExchange] = []
-        for proxy in active.values where proxy.deadline != 0 && proxy.deadline <= now { expired.append(proxy) }
-        for proxy in expired { proxy.deadlinePassed() }
-        if active.values.contains(where: { $0.deadline != 0 }) { watchDeadlines() }
-    }
-
     func count(_ cause: ErrorCause) {
         errors[cause]?.increment()
     }

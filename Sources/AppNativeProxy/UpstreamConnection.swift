@@ -6,10 +6,12 @@ import Glibc
 /// What an upstream connection reports to the exchange using it (loop-owned).
 protocol UpstreamConnectionDelegate: AnyObject {
     func upstreamConnected(_ connection: UpstreamConnection)
-    func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: UnsafeRawBufferPointer)
-    func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: UnsafeRawBufferPointer)
+    func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: ArraySlice<UInt8>)
+    func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: ArraySlice<UInt8>)
     func upstreamWritable(_ connection: UpstreamConnection)
     func upstream(_ connection: UpstreamConnection, failed failure: UpstreamFailure)
+    /// The deadline the exchange armed (`arm(after:)`) passed.
+    func upstreamDeadlinePassed(_ connection: UpstreamConnection)
 }
 
 /// Why an upstream connection ended an exchange early.
@@ -28,8 +30,19 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     private let transport: any ConnectionTransport
     private unowned let pool: UpstreamPool
     weak var delegate: (any UpstreamConnectionDelegate)?
-    private(set) var isConnected = false
-    private(set) var isClosed = false
+    private var lifecycle = Lifecycle.connecting
+    var isConnected: Bool { lifecycle == .open || lifecycle == .closingAfterFlush }
+    var isClosed: Bool { lifecycle == .closed }
+
+    /// Where the connection is in its life; `close()` is the only way to `.closed`.
+    private enum Lifecycle {
+        /// The non-blocking connect is under way; queued bytes wait for it.
+        case connecting
+        case open
+        /// The last bytes (a tunnel's close frame) are being written; then it closes.
+        case closingAfterFlush
+        case closed
+    }
     /// Whether this connection already served an exchange (a failure may be a stale keep-alive).
     private(set) var wasReused = false
     private var parser: HTTPResponseParser
@@ -38,10 +51,22 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     private var wasAboveWatermark = false
     private var isReadingPaused = false
     private(set) var hasReceivedResponseBytes = false
-    private var isTunnel = false
+    /// HTTP messages, or raw bytes after a 101 (WebSocket tunnel).
+    private var mode = Mode.http
+
+    private enum Mode {
+        case http
+        case tunnel
+    }
     /// Pending input kept while reading is paused mid-buffer.
     private var pending: [UInt8] = []
     var idleSince: UInt64 = 0
+    /// The exchange's connect or response deadline while it has a delegate, the pool's idle
+    /// expiry while it is idle: one timer on the loop's heap for the connection's life. Unowned:
+    /// the loop's registration keeps the connection alive until `close()`, which takes the timer
+    /// out of the heap (a weak reference would give the connection a side table, and every
+    /// retain of it the slow path).
+    private lazy var deadline = pool.loop.makeTimer { [unowned self] in self.deadlinePassed() }
 
     init(fd: Int32, transport: any ConnectionTransport, pool: UpstreamPool) {
         self.fd = fd
@@ -57,20 +82,44 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         self.delegate = delegate
         wasReused = idleSince != 0
         idleSince = 0
+        pool.loop.disarm(deadline)
         hasReceivedResponseBytes = false
         parser.expectResponse(to: method)
     }
 
+    /// Arms the exchange's deadline, `nanoseconds` from now (replacing any armed one).
+    func arm(after nanoseconds: UInt64) {
+        pool.loop.arm(deadline, at: pool.loop.nowNanoseconds + nanoseconds)
+    }
+
+    func disarm() {
+        pool.loop.disarm(deadline)
+    }
+
+    /// Arms the idle expiry (the pool took the connection back at `idleSince`).
+    func armIdleExpiry(at deadline: UInt64) {
+        pool.loop.arm(self.deadline, at: deadline)
+    }
+
+    private func deadlinePassed() {
+        if let delegate {
+            delegate.upstreamDeadlinePassed(self)
+        } else if idleSince != 0 {
+            // Idle for the pool's whole idle timeout.
+            close()
+        }
+    }
+
     var isBelowWatermark: Bool { output.pendingCount < pool.configuration.writeHighWatermark }
 
-    func write(_ bytes: UnsafeRawBufferPointer) {
+    func write(_ bytes: ArraySlice<UInt8>) {
         guard !isClosed else { return }
         output.append(bytes)
         scheduleFlush()
     }
 
     func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { write($0) }
+        write(bytes[...])
     }
 
     /// Queues a request head, serialised in place.
@@ -80,7 +129,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         scheduleFlush()
     }
 
-    func writeChunk(_ bytes: UnsafeRawBufferPointer) {
+    func writeChunk(_ bytes: ArraySlice<UInt8>) {
         guard !isClosed, !bytes.isEmpty else { return }
         output.appendChunk(bytes)
         scheduleFlush()
@@ -106,45 +155,54 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
 
     /// Raw byte mode after a 101 (WebSocket tunnel).
     func startTunnel() {
-        isTunnel = true
+        mode = .tunnel
     }
 
     // MARK: Events
 
     func handle(events: IOEvents) {
-        if !isConnected {
+        if lifecycle == .connecting {
             guard !events.isDisjoint(with: [.writable, .error, .hangUp]) else { return }
             let error = appnative_socket_error(fd)
             if error != 0 {
                 fail(.connectFailed(error))
                 return
             }
-            isConnected = true
+            lifecycle = .open
             delegate?.upstreamConnected(self)
             flush()
         }
         if events.contains(.writable) { flush() }
         if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
-            mayHaveInput = true
-            if !events.isDisjoint(with: [.peerClosed, .hangUp, .error]) { isPeerClosing = true }
+            if input != .peerClosing {
+                input = events.isDisjoint(with: [.peerClosed, .hangUp, .error]) ? .readable : .peerClosing
+            }
             readAvailable()
         }
     }
 
-    /// See `ServerConnection.mayHaveInput`: a short plain-TCP read means drained under edge
+    /// See `ServerConnection.InputState`: a short plain-TCP read means drained under edge
     /// triggering, so the next recv would only return EAGAIN.
-    private var mayHaveInput = true
-    private var isPeerClosing = false
+    private var input = InputState.readable
+
+    private enum InputState {
+        /// A readiness event arrived: read until a short read or EAGAIN.
+        case readable
+        /// A short read: nothing to read until the next event.
+        case drained
+        /// The peer's FIN or an error was reported: read until recv returns 0 or fails.
+        case peerClosing
+    }
 
     private func readAvailable() {
-        while !isClosed && !isReadingPaused && mayHaveInput {
+        while !isClosed && !isReadingPaused && input != .drained {
             let result = pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
             switch result {
             case .transferred(let received):
-                if received < pool.scratch.count && !isPeerClosing && transport.shortReadDrainsSocket {
-                    mayHaveInput = false
+                if received < pool.scratch.count && input == .readable && transport.shortReadDrainsSocket {
+                    input = .drained
                 }
-                pool.scratch.withUnsafeBytes { process(UnsafeRawBufferPointer(rebasing: $0[..<received])) }
+                process(pool.scratch, 0..<received)
             case .wouldBlock:
                 // TLS may be waiting to write (handshake): give queued output a chance.
                 flush()
@@ -160,13 +218,15 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         guard !pending.isEmpty else { return }
         let bytes = pending
         pending = []
-        bytes.withUnsafeBytes { process($0) }
+        process(bytes, 0..<bytes.count)
     }
 
-    private func process(_ buffer: UnsafeRawBufferPointer) {
+    /// Parses `bytes[range]`. `bytes` is a copy of the buffer's reference: slices handed to the
+    /// delegate are views of it, never of storage that is reused while they live.
+    private func process(_ bytes: [UInt8], _ range: Range<Int>) {
         hasReceivedResponseBytes = true
-        if isTunnel {
-            delegate?.upstreamTunnelData(self, buffer)
+        if mode == .tunnel {
+            delegate?.upstreamTunnelData(self, bytes[range])
             return
         }
         guard delegate != nil else {
@@ -174,44 +234,56 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
             close()
             return
         }
-        var consumed = 0
+        var position = range.lowerBound
         while !isClosed {
             if isReadingPaused {
-                pending.append(contentsOf: buffer[consumed...])
+                pending.append(contentsOf: bytes[position..<range.upperBound])
                 return
             }
-            if isTunnel {
-                if consumed < buffer.count { delegate?.upstreamTunnelData(self, UnsafeRawBufferPointer(rebasing: buffer[consumed...])) }
+            if mode == .tunnel {
+                if position < range.upperBound { delegate?.upstreamTunnelData(self, bytes[position..<range.upperBound]) }
                 return
             }
-            let slice = UnsafeRawBufferPointer(rebasing: buffer[consumed...])
+            let start = position
             let step: (consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?)
-            do {
-                step = try parser.parse(slice)
-            } catch {
+            switch parse(bytes, start..<range.upperBound) {
+            case .success(let result): step = result
+            case .failure(let error):
                 fail(.invalidResponse(error))
                 return
             }
-            consumed += step.consumed
+            position += step.consumed
             if let event = step.event {
-                delegate?.upstream(self, received: event, in: slice)
-                if parser.hasSwitchedProtocols { isTunnel = true }
+                delegate?.upstream(self, received: event, in: bytes[start..<range.upperBound])
+                if parser.hasSwitchedProtocols { mode = .tunnel }
                 continue
             }
-            if step.consumed == 0 || consumed == buffer.count { return }
+            if step.consumed == 0 || position == range.upperBound { return }
+        }
+    }
+
+    private func parse(_ bytes: [UInt8], _ range: Range<Int>)
+        -> Result<(consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?), HTTPParseError>
+    {
+        bytes.withUnsafeBytes { buffer in
+            do throws(HTTPParseError) {
+                return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 
     private func endOfStream() {
-        if isTunnel || delegate == nil {
+        if mode == .tunnel || delegate == nil {
             let delegate = self.delegate
             close()
-            if isTunnel { delegate?.upstream(self, failed: .closedMidResponse) }
+            if mode == .tunnel { delegate?.upstream(self, failed: .closedMidResponse) }
             return
         }
         do {
             if let event = try parser.finish() {
-                delegate?.upstream(self, received: event, in: UnsafeRawBufferPointer(start: nil, count: 0))
+                delegate?.upstream(self, received: event, in: [])
                 close()
                 return
             }
@@ -248,7 +320,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         case .drained:
             break
         }
-        if closesWhenFlushed {
+        if lifecycle == .closingAfterFlush {
             close()
             return
         }
@@ -261,7 +333,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     // MARK: Ending
 
     /// Whether the connection can carry another exchange.
-    var isReusable: Bool { !isClosed && !isTunnel && output.isEmpty && pending.isEmpty && !parser.isDiscardingInput }
+    var isReusable: Bool { lifecycle == .open && mode == .http && output.isEmpty && pending.isEmpty && !parser.isDiscardingInput }
 
     /// Ends the exchange; returns the connection to the pool when it can be reused.
     func release(reusable: Bool) {
@@ -276,15 +348,14 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     /// Closes once queued bytes are written (a tunnel's last frame), or at once if none are.
     func closeAfterFlush() {
         delegate = nil
-        if output.isEmpty || !isConnected {
+        if lifecycle == .closingAfterFlush { return }
+        guard lifecycle == .open, !output.isEmpty else {
             close()
-        } else {
-            closesWhenFlushed = true
-            scheduleFlush()
+            return
         }
+        lifecycle = .closingAfterFlush
+        scheduleFlush()
     }
-
-    private var closesWhenFlushed = false
 
     private func fail(_ failure: UpstreamFailure) {
         let delegate = self.delegate
@@ -295,7 +366,8 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
 
     func close() {
         guard !isClosed else { return }
-        isClosed = true
+        lifecycle = .closed
+        pool.loop.cancel(deadline)
         _ = transport.shutdown()
         pool.loop.deregister(fd)
         Glibc.close(fd)

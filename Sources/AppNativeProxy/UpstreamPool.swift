@@ -11,6 +11,8 @@ public final class UpstreamPool {
     /// every request).
     let connectTimeoutNanoseconds: UInt64
     let responseTimeoutNanoseconds: UInt64
+    /// How long a pooled connection may stay idle before it is closed.
+    private let idleTimeoutNanoseconds: UInt64
     /// Receive buffer shared by this loop's upstream connections.
     var scratch = [UInt8](repeating: 0, count: 64 * 1024)
     /// Idle connections, most recently used last (LIFO keeps the warmest one).
@@ -29,6 +31,7 @@ public final class UpstreamPool {
         self.loop = loop
         connectTimeoutNanoseconds = configuration.connectTimeout.wholeNanoseconds
         responseTimeoutNanoseconds = configuration.responseTimeout.wholeNanoseconds
+        idleTimeoutNanoseconds = configuration.idleTimeout.wholeNanoseconds
         self.configuration = configuration
         let labels = ["loop": String(loop.index)]
         self.metrics = PoolMetrics(
@@ -37,7 +40,6 @@ public final class UpstreamPool {
             connects: metrics.counter("upstream.connects", help: "New upstream connections"),
             reuses: metrics.counter("upstream.reuses", help: "Exchanges served on a pooled connection")
         )
-        scheduleIdleSweep()
     }
 
     /// An idle pooled connection, if any (already connected).
@@ -93,6 +95,7 @@ public final class UpstreamPool {
             return
         }
         connection.idleSince = loop.nowNanoseconds
+        connection.armIdleExpiry(at: connection.idleSince + idleTimeoutNanoseconds)
         idle.append(connection)
         metrics.idle.add(1)
     }
@@ -103,16 +106,6 @@ public final class UpstreamPool {
         if let index = idle.firstIndex(where: { $0 === connection }) {
             idle.remove(at: index)
             metrics.idle.add(-1)
-        }
-    }
-
-    private func scheduleIdleSweep() {
-        loop.schedule(after: .seconds(1)) { [weak self] in
-            guard let self else { return }
-            let limit = UInt64(max(0, self.configuration.idleTimeout.components.seconds)) * 1_000_000_000
-            let now = self.loop.nowNanoseconds
-            for connection in self.idle where now - connection.idleSince > limit { connection.close() }
-            self.scheduleIdleSweep()
         }
     }
 }

@@ -25,7 +25,7 @@ struct WebSocketFrameTracker {
     /// Follows `bytes`; with `stoppingAtBoundary`, stops at the first frame boundary after at
     /// least one byte (or at once when already at one).
     /// - Returns: how many bytes of `bytes` were followed.
-    mutating func follow(_ bytes: UnsafeRawBufferPointer, stoppingAtBoundary: Bool = false) -> Int {
+    mutating func follow(_ bytes: ArraySlice<UInt8>, stoppingAtBoundary: Bool = false) -> Int {
         var index = 0
         while index < bytes.count {
             if stoppingAtBoundary && isAtFrameBoundary { return index }
@@ -36,7 +36,7 @@ struct WebSocketFrameTracker {
                 state = remaining == taken ? .header(seen: 0) : .payload(remaining: remaining - taken)
             case .header(let seen):
                 if seen == 0 { header.removeAll(keepingCapacity: true) }
-                header.append(bytes[index])
+                header.append(bytes[bytes.startIndex + index])
                 index += 1
                 state = .header(seen: seen + 1)
                 if let payload = Self.payloadLength(ofComplete: header) {

@@ -30,7 +30,7 @@ final class DocumentCollector {
 
     /// Consumes one piece of the body; an answer means the body is refused (malformed, or a text
     /// part past its limit) and reading should stop.
-    func consume(_ chunk: UnsafeRawBufferPointer) -> NativeAnswer? {
+    func consume(_ chunk: ArraySlice<UInt8>) -> NativeAnswer? {
         do throws(HTTPParseError) {
             try reader.consume(chunk) { keep($0) }
         } catch {

@@ -1,4 +1,5 @@
 import AppNativeCore
+import AppNativeHTTP
 import AppNativeServer
 
 /// The request body of an `HTTPExchange` as the asynchronous sequence ``NativeRoutes`` reads:
@@ -23,13 +24,11 @@ final class ExchangeBodyStream: AsyncSequence, Sendable {
     private let state: Locked<BodyBridgeState>
     private let exchange: LoopBound<ExchangeReference>
 
-    /// Takes over the exchange's body and abort callbacks. Call on the exchange's loop.
+    /// Becomes the exchange's delegate (its body and its abort). Call on the exchange's loop.
     init(_ exchange: HTTPExchange) {
         state = Locked(BodyBridgeState(hasBody: exchange.hasRequestBody))
         self.exchange = LoopBound(ExchangeReference(exchange), on: exchange.loop)
-        exchange.onBodyChunk = { [self] chunk in perform(state.withLock { $0.received(Array(chunk)) }, onLoop: true) }
-        exchange.onBodyEnd = { [self] _ in perform(state.withLock { $0.ended() }, onLoop: true) }
-        exchange.onAbort = { [self] in perform(state.withLock { $0.failed() }, onLoop: true) }
+        exchange.delegate = self
     }
 
     /// The answer is out: later chunks are dropped, and a paused body reads on. Call on the loop.
@@ -63,6 +62,20 @@ final class ExchangeBodyStream: AsyncSequence, Sendable {
             }
         }
         if case let (waiter, result)? = action.resume { waiter.resume(with: result) }
+    }
+}
+
+extension ExchangeBodyStream: HTTPExchangeDelegate {
+    func exchange(_ exchange: HTTPExchange, didReceiveBody chunk: ArraySlice<UInt8>) {
+        perform(state.withLock { $0.received(Array(chunk)) }, onLoop: true)
+    }
+
+    func exchange(_ exchange: HTTPExchange, didEndBodyWith trailers: HTTPHeaders?) {
+        perform(state.withLock { $0.ended() }, onLoop: true)
+    }
+
+    func exchangeDidAbort(_ exchange: HTTPExchange) {
+        perform(state.withLock { $0.failed() }, onLoop: true)
     }
 }
 

@@ -176,7 +176,7 @@ where Body.Element: Collection<UInt8> {
         var hasContent = false
         for try await chunk in body where !chunk.isEmpty {
             hasContent = true
-            if let refusal = withBytes(of: chunk, collector.consume) { return .failure(NativeAnswerError(answer: refusal)) }
+            if let refusal = collector.consume(slice(of: chunk)) { return .failure(NativeAnswerError(answer: refusal)) }
         }
         // No body at all is the same as a body without parts: both required parts are missing.
         guard hasContent else { return .failure(NativeAnswerError(answer: DocumentCollector.notMultipart())) }
@@ -278,7 +278,9 @@ where Body.Element: Collection<UInt8> {
 }
 
 /// `body` over the bytes of `chunk`, without a copy when the collection is contiguous.
-private func withBytes<Chunk: Collection<UInt8>, Value>(of chunk: Chunk, _ body: (UnsafeRawBufferPointer) -> Value) -> Value {
-    if let result = chunk.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
-    return Array(chunk).withUnsafeBytes(body)
+/// The chunk as the slice the collector reads; an array's storage is shared, not copied.
+private func slice<Chunk: Collection<UInt8>>(of chunk: Chunk) -> ArraySlice<UInt8> {
+    if let array = chunk as? [UInt8] { return array[...] }
+    if let slice = chunk as? ArraySlice<UInt8> { return slice }
+    return ArraySlice(chunk)
 }

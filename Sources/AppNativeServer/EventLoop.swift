@@ -108,16 +108,43 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: Timers (loop thread only)
 
-    /// Runs `callback` on this loop after `delay`. Returns an id for `cancelTimer`.
-    @discardableResult
-    public func schedule(after delay: Duration, _ callback: @escaping () -> Void) -> UInt64 {
+    /// A timer that runs `action` on this loop whenever an armed deadline passes. Every deadline
+    /// of the loop (connection timeouts, upstream timeouts, pool expiry, one-shot delays) is one
+    /// of these, in one heap.
+    public func makeTimer(_ action: @escaping () -> Void) -> LoopTimer {
         assertOwned()
-        return timers.schedule(at: nowNanoseconds + delay.wholeNanoseconds, callback)
+        return LoopTimer(action)
     }
 
-    public func cancelTimer(_ id: UInt64) {
+    /// Arms (or re-arms) `timer` to fire at `deadline` (loop nanoseconds, `nowNanoseconds`).
+    public func arm(_ timer: LoopTimer, at deadline: UInt64) {
         assertOwned()
-        timers.cancel(id)
+        timers.arm(timer, at: deadline)
+    }
+
+    /// Arms (or re-arms) `timer` to fire after `delay`.
+    public func arm(_ timer: LoopTimer, after delay: Duration) {
+        arm(timer, at: nowNanoseconds + delay.wholeNanoseconds)
+    }
+
+    /// Disarms `timer`; it can be armed again.
+    public func disarm(_ timer: LoopTimer) {
+        assertOwned()
+        timers.disarm(timer)
+    }
+
+    /// Disarms `timer` and lets go of it at once (its owner is going away).
+    public func cancel(_ timer: LoopTimer) {
+        assertOwned()
+        timers.remove(timer)
+    }
+
+    /// Runs `callback` once on this loop after `delay`. Returns its timer, for `cancel(_:)`.
+    @discardableResult
+    public func schedule(after delay: Duration, _ callback: @escaping () -> Void) -> LoopTimer {
+        let timer = makeTimer(callback)
+        arm(timer, after: delay)
+        return timer
     }
 
     /// Runs `body` once the events of the current iteration are handled (loop thread only).
@@ -197,7 +224,8 @@ public final class EventLoop: @unchecked Sendable {
                 drainEndOfIteration()
             }
             runPending()
-            for callback in timers.popDue(now: nowNanoseconds) { callback() }
+            let now = nowNanoseconds
+            while let timer = timers.popFirstDue(now: now) { timer.action() }
             drainEndOfIteration()
         }
         runPending()

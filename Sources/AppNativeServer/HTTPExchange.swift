@@ -19,14 +19,9 @@ public final class HTTPExchange {
     /// Monotonic nanoseconds when the head was complete.
     public let startedAt: UInt64
 
-    /// Called with each piece of the request body (valid only during the call).
-    public var onBodyChunk: ((UnsafeRawBufferPointer) -> Void)?
-    /// Called once the request body is complete, with its trailers.
-    public var onBodyEnd: ((HTTPHeaders?) -> Void)?
-    /// Called when queued response bytes drained below the low watermark.
-    public var onWritable: (() -> Void)?
-    /// Called if the exchange dies before `finish` (client gone, timeout, framing error).
-    public var onAbort: (() -> Void)?
+    /// Hears the request body, the client's backpressure and an abort. Set by the exchange's
+    /// owner before `readBody()`; held until the exchange ends, then released.
+    public var delegate: (any HTTPExchangeDelegate)?
     /// Added to whatever response head is sent (the session cookie of a token-authenticated
     /// request reaches every kind of response, including 204, redirects and 101).
     public var extraResponseHeaders = HTTPHeaders()
@@ -34,18 +29,39 @@ public final class HTTPExchange {
     public var logFields = LogFields()
 
     weak var connection: ServerConnection?
-    private(set) var isBodyRequested = false
-    private(set) var isBodyPaused = false
-    private(set) var isRequestComplete = false
-    private(set) var responseState = ResponseState.notStarted
-    var responseFraming = ResponseFraming.none
-    private(set) var isAbortedState = false
+    /// Where the request body is; moved only by `readBody`, `pauseBody`, `resumeBody` and the
+    /// connection's `bodyEnded`.
+    private(set) var requestBody: RequestBodyState
+    /// Where the response is; moved only by `sendHead`, `retractResponse`, `finish`,
+    /// `startTunnel` and `abort`.
+    private(set) var response = ResponseState.notStarted
     /// Status sent, for the access log.
     public private(set) var responseStatus = 0
     /// Response body bytes sent, for the access log.
     public private(set) var responseBodyBytes = 0
 
-    enum ResponseState { case notStarted, streaming, finished }
+    /// The request body, as the connection reads it.
+    enum RequestBodyState: Equatable {
+        /// The handler has not asked for it: the connection does not read it.
+        case unread
+        /// Delivered to the delegate as it arrives.
+        case reading
+        /// Asked for, but held back (the consumer's own backpressure).
+        case paused
+        /// Every byte (and the trailers) delivered, or there was no body.
+        case complete
+    }
+
+    /// The response, as the handler produces it.
+    enum ResponseState {
+        case notStarted
+        /// The final head is queued; body bytes follow in its framing.
+        case streaming(ResponseFraming)
+        /// The response ended (or the connection became a tunnel).
+        case finished
+        /// The exchange died before `finish` (client gone, timeout, framing error).
+        case aborted(afterHead: Bool)
+    }
 
     enum ResponseFraming {
         case none
@@ -63,8 +79,10 @@ public final class HTTPExchange {
         self.loop = loop
         self.connection = connection
         startedAt = loop.nowNanoseconds
-        if case .none = framing { isRequestComplete = true }
-        if case .contentLength(0) = framing { isRequestComplete = true }
+        switch framing {
+        case .none, .contentLength(0): requestBody = .complete
+        default: requestBody = .unread
+        }
     }
 
     /// Whether the request carries a body at all.
@@ -75,19 +93,29 @@ public final class HTTPExchange {
         }
     }
 
-    /// Starts delivering the request body (sends `100 Continue` when the client waits for it).
+    /// Starts delivering the request body to `delegate` (sends `100 Continue` when the client
+    /// waits for it).
     public func readBody() {
-        guard !isBodyRequested else { return }
-        isBodyRequested = true
+        guard requestBody == .unread else { return }
+        requestBody = .reading
         connection?.bodyRequested(by: self)
     }
 
+    /// Starts delivering the request body to `onChunk` and `onEnd` (for consumers that keep no
+    /// state beyond the closures; they become the exchange's delegate).
+    public func readBody(onChunk: @escaping (ArraySlice<UInt8>) -> Void, onEnd: @escaping (HTTPHeaders?) -> Void) {
+        delegate = BodyCallbacks(onChunk: onChunk, onEnd: onEnd)
+        readBody()
+    }
+
     /// Stops reading the request body until `resumeBody()` (upstream backpressure).
-    public func pauseBody() { isBodyPaused = true }
+    public func pauseBody() {
+        if requestBody == .reading { requestBody = .paused }
+    }
 
     public func resumeBody() {
-        guard isBodyPaused else { return }
-        isBodyPaused = false
+        guard requestBody == .paused else { return }
+        requestBody = .reading
         connection?.bodyResumed(by: self)
     }
 
@@ -95,13 +123,16 @@ public final class HTTPExchange {
     public var isWritable: Bool { connection?.isBelowHighWatermark ?? false }
 
     /// Whether the client connection is gone (or the exchange was aborted).
-    public var isAborted: Bool { isAbortedState }
+    public var isAborted: Bool {
+        if case .aborted = response { return true }
+        return false
+    }
 
     /// Sends the response head. Framing follows from it: `Content-Length` → fixed; otherwise
     /// chunked for HTTP/1.1 clients and close-delimited for HTTP/1.0; none for HEAD, 1xx, 204, 304.
     /// A 1xx head (other than 101) can be followed by the final head.
     public func sendHead(_ head: HTTPResponseHead) {
-        guard !isAbortedState, responseState == .notStarted, let connection else { return }
+        guard case .notStarted = response, let connection else { return }
         var head = head
         if (100..<200).contains(head.status) && head.status != 101 {
             sendInformational(head)
@@ -109,8 +140,8 @@ public final class HTTPExchange {
         }
         connection.beginResponse()
         responseStatus = head.status
-        responseState = .streaming
         head.headers.append(contentsOf: extraResponseHeaders)
+        let responseFraming: ResponseFraming
         let hasNoBody = request.method == "HEAD" || head.status == 204 || head.status == 304 || head.status == 101
         if hasNoBody {
             responseFraming = .none
@@ -124,8 +155,9 @@ public final class HTTPExchange {
             responseFraming = .chunked
         } else {
             responseFraming = .untilClose
-            connection.closeAfterResponse = true
+            connection.closeAfterResponse()
         }
+        response = .streaming(responseFraming)
         connection.prepareConnectionHeader(&head, exchange: self)
         connection.writeHead(head)
     }
@@ -133,7 +165,7 @@ public final class HTTPExchange {
     /// Sends an interim (1xx) response before the final one. Dropped for HTTP/1.0 clients, which
     /// do not expect them (RFC 9110 §15.2), and once the final head was sent.
     public func sendInformational(_ head: HTTPResponseHead) {
-        guard !isAbortedState, responseState == .notStarted, let connection else { return }
+        guard case .notStarted = response, let connection else { return }
         guard (100..<200).contains(head.status), head.status != 101, request.version.hasHTTP11Semantics else { return }
         connection.writeHead(head)
     }
@@ -144,30 +176,31 @@ public final class HTTPExchange {
     public func retractResponse() -> Bool {
         // Only a head: once body bytes were relayed the answer was under way, and a client must
         // see it cut (a closed connection), not replaced.
-        guard !isAbortedState, responseState == .streaming, responseBodyBytes == 0, let connection,
-            connection.retractResponse()
+        guard case .streaming = response, responseBodyBytes == 0, let connection, connection.retractResponse()
         else { return false }
-        responseState = .notStarted
+        response = .notStarted
         responseStatus = 0
         responseBodyBytes = 0
-        responseFraming = .none
         return true
     }
 
     /// Whether the response went out whole: finished and not cut short.
-    public var isResponseComplete: Bool { responseState == .finished && !isAbortedState }
+    public var isResponseComplete: Bool {
+        if case .finished = response { return true }
+        return false
+    }
 
     /// Sends a piece of the response body.
-    public func sendBody(_ bytes: UnsafeRawBufferPointer) {
-        guard !isAbortedState, responseState == .streaming, !bytes.isEmpty, let connection else { return }
-        switch responseFraming {
+    public func sendBody(_ bytes: ArraySlice<UInt8>) {
+        guard case .streaming(let framing) = response, !bytes.isEmpty, let connection else { return }
+        switch framing {
         case .none:
             return
         case .fixed(let remaining):
             let count = min(remaining, bytes.count)
-            responseFraming = .fixed(remaining: remaining - count)
+            response = .streaming(.fixed(remaining: remaining - count))
             responseBodyBytes += count
-            connection.write(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+            connection.write(bytes.prefix(count))
         case .chunked:
             responseBodyBytes += bytes.count
             connection.writeChunk(bytes)
@@ -178,17 +211,17 @@ public final class HTTPExchange {
     }
 
     public func sendBody(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { sendBody($0) }
+        sendBody(bytes[...])
     }
 
     /// Ends the response. A fixed-length response that is short is closed, never padded.
     public func finish(trailers: HTTPHeaders? = nil) {
-        guard !isAbortedState, responseState == .streaming, let connection else { return }
-        responseState = .finished
-        switch responseFraming {
+        guard case .streaming(let framing) = response, let connection else { return }
+        response = .finished
+        switch framing {
         case .chunked: connection.writeLastChunk(trailers: trailers)
-        case .fixed(let remaining) where remaining > 0: connection.closeAfterResponse = true
-        case .untilClose: connection.closeAfterResponse = true
+        case .fixed(let remaining) where remaining > 0: connection.closeAfterResponse()
+        case .untilClose: connection.closeAfterResponse()
         default: break
         }
         connection.exchangeFinished(self)
@@ -211,11 +244,11 @@ public final class HTTPExchange {
     }
 
     /// Switches the connection to a raw byte tunnel after a `101` was sent (WebSocket).
-    /// Bytes the client sends go to `onData`; `send` writes to the client; `close` ends it.
-    public func startTunnel(onData: @escaping (UnsafeRawBufferPointer) -> Void, onClose: @escaping () -> Void) -> Tunnel? {
-        guard let connection, responseStatus == 101 else { return nil }
-        responseState = .finished
-        return connection.startTunnel(for: self, onData: onData, onClose: onClose)
+    /// Bytes the client sends go to `delegate`; `Tunnel.send` writes to the client.
+    public func startTunnel(delegate: any TunnelDelegate) -> Tunnel? {
+        guard let connection, responseStatus == 101, case .streaming = response else { return nil }
+        response = .finished
+        return connection.startTunnel(for: self, delegate: delegate)
     }
 
     /// Closes the client connection abruptly (the upstream failed mid-response).
@@ -223,40 +256,101 @@ public final class HTTPExchange {
         connection?.close()
     }
 
-    func bodyChunk(_ bytes: UnsafeRawBufferPointer) { onBodyChunk?(bytes) }
+    func bodyChunk(_ bytes: ArraySlice<UInt8>) { delegate?.exchange(self, didReceiveBody: bytes) }
 
     func bodyEnded(_ trailers: HTTPHeaders?) {
-        isRequestComplete = true
-        onBodyEnd?(trailers)
+        requestBody = .complete
+        delegate?.exchange(self, didEndBodyWith: trailers)
     }
+
+    func becameWritable() { delegate?.exchangeDidBecomeWritable(self) }
 
     func abort() {
-        guard !isAbortedState, responseState != .finished else { return }
-        isAbortedState = true
-        let callback = onAbort
-        clearCallbacks()
-        callback?()
+        switch response {
+        case .notStarted: response = .aborted(afterHead: false)
+        case .streaming: response = .aborted(afterHead: true)
+        case .finished, .aborted: return
+        }
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.exchangeDidAbort(self)
     }
 
-    func clearCallbacks() {
-        onBodyChunk = nil
-        onBodyEnd = nil
-        onWritable = nil
-        onAbort = nil
+    /// The exchange is over for the connection: its delegate is released.
+    func ended() {
+        delegate = nil
     }
 
     /// Whether this exchange still owns its connection: the response is streaming, or it became a
     /// tunnel (101) that is still open.
     public var holdsConnection: Bool {
-        guard connection != nil, !isAbortedState else { return false }
-        return responseState != .finished || responseStatus == 101
+        guard connection != nil else { return false }
+        switch response {
+        case .notStarted, .streaming: return true
+        case .finished: return responseStatus == 101
+        case .aborted: return false
+        }
     }
 
     /// Whether the response head was sent (an error can then only close the connection).
-    public var hasResponseStartedPublic: Bool { responseState != .notStarted }
+    public var hasResponseStartedPublic: Bool { hasResponseStarted }
 
-    var isResponseFinished: Bool { responseState == .finished }
-    var hasResponseStarted: Bool { responseState != .notStarted }
+    var isResponseFinished: Bool {
+        if case .finished = response { return true }
+        return false
+    }
+
+    var hasResponseStarted: Bool {
+        switch response {
+        case .notStarted, .aborted(afterHead: false): false
+        case .streaming, .finished, .aborted(afterHead: true): true
+        }
+    }
+}
+
+/// What an exchange's owner hears from it, on the exchange's loop. Every method has a default
+/// that does nothing.
+public protocol HTTPExchangeDelegate: AnyObject {
+    /// A piece of the request body (after `readBody()`).
+    func exchange(_ exchange: HTTPExchange, didReceiveBody chunk: ArraySlice<UInt8>)
+    /// The request body is complete, with its trailers.
+    func exchange(_ exchange: HTTPExchange, didEndBodyWith trailers: HTTPHeaders?)
+    /// Queued response bytes drained below the low watermark.
+    func exchangeDidBecomeWritable(_ exchange: HTTPExchange)
+    /// The exchange died before `finish` (client gone, timeout, framing error). The delegate is
+    /// released right after.
+    func exchangeDidAbort(_ exchange: HTTPExchange)
+}
+
+extension HTTPExchangeDelegate {
+    public func exchange(_ exchange: HTTPExchange, didReceiveBody chunk: ArraySlice<UInt8>) {}
+    public func exchange(_ exchange: HTTPExchange, didEndBodyWith trailers: HTTPHeaders?) {}
+    public func exchangeDidBecomeWritable(_ exchange: HTTPExchange) {}
+    public func exchangeDidAbort(_ exchange: HTTPExchange) {}
+}
+
+/// The delegate `readBody(onChunk:onEnd:)` installs.
+private final class BodyCallbacks: HTTPExchangeDelegate {
+    let onChunk: (ArraySlice<UInt8>) -> Void
+    let onEnd: (HTTPHeaders?) -> Void
+
+    init(onChunk: @escaping (ArraySlice<UInt8>) -> Void, onEnd: @escaping (HTTPHeaders?) -> Void) {
+        self.onChunk = onChunk
+        self.onEnd = onEnd
+    }
+
+    func exchange(_ exchange: HTTPExchange, didReceiveBody chunk: ArraySlice<UInt8>) { onChunk(chunk) }
+    func exchange(_ exchange: HTTPExchange, didEndBodyWith trailers: HTTPHeaders?) { onEnd(trailers) }
+}
+
+/// What the owner of a tunnel hears from it, on its loop.
+public protocol TunnelDelegate: AnyObject {
+    /// Bytes the client sent.
+    func tunnel(_ tunnel: Tunnel, received bytes: ArraySlice<UInt8>)
+    /// Queued bytes toward the client drained below the low watermark.
+    func tunnelDidBecomeWritable(_ tunnel: Tunnel)
+    /// The client side closed (or the connection failed); the delegate is released after this.
+    func tunnelDidClose(_ tunnel: Tunnel)
 }
 
 /// A raw bidirectional byte stream to the client after a protocol switch.
@@ -265,16 +359,13 @@ public final class Tunnel {
 
     init(connection: ServerConnection) { self.connection = connection }
 
-    public func send(_ bytes: UnsafeRawBufferPointer) { connection?.write(bytes) }
+    public func send(_ bytes: ArraySlice<UInt8>) { connection?.write(bytes) }
+    public func send(_ bytes: [UInt8]) { connection?.write(bytes[...]) }
     public var isWritable: Bool { connection?.isBelowHighWatermark ?? false }
     /// Stops reading from the client until `resume()` (the other side is not draining).
-    public func pause() { connection?.isTunnelPaused = true }
+    public func pause() { connection?.pauseTunnel() }
     public func resume() { connection?.resumeTunnel() }
     public func close() { connection?.closeAfterFlush() }
-    public var onWritable: (() -> Void)? {
-        get { connection?.tunnelWritable }
-        set { connection?.tunnelWritable = newValue }
-    }
 }
 
 @available(*, unavailable, message: "loop-owned: use it only on its event loop")

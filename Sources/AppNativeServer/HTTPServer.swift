@@ -50,13 +50,12 @@ public final class HTTPServer: @unchecked Sendable {
         for (index, loop) in loops.enumerated() {
             let bound = LoopBound((contexts[index], acceptors[index]), on: loop)
             let thread = Thread { [self] in
-                let (context, acceptor) = bound.value
+                let acceptor = bound.value.1
                 do {
                     try loop.register(acceptor.socket.fd, events: .readable, handler: acceptor)
                 } catch {
                     logger.error("cannot register listener", ["error": "\(error)"])
                 }
-                scheduleSweep(context)
                 loop.run()
                 finished.withLock { $0 += 1 }
                 finishedSignal.signal()
@@ -65,13 +64,6 @@ public final class HTTPServer: @unchecked Sendable {
             thread.stackSize = 1 << 20
             threads.append(thread)
             thread.start()
-        }
-    }
-
-    private func scheduleSweep(_ context: LoopContext) {
-        context.loop.schedule(after: .milliseconds(250)) { [weak self] in
-            context.sweep()
-            self?.scheduleSweep(context)
         }
     }
 

@@ -53,15 +53,6 @@ final class LoopContext {
         }
         connection.registryIndex = -1
     }
-
-    /// Checks every connection's deadline. Runs every 250 ms: O(connections) per sweep is cheaper
-    /// than a timer reschedule on every read.
-    func sweep() {
-        let now = loop.nowNanoseconds
-        for connection in connections where connection.deadline != 0 && connection.deadline <= now {
-            connection.deadlinePassed()
-        }
-    }
 }
 
 /// State shared by every loop of a server: counters only, all atomic.

@@ -16,26 +16,60 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     private let isSecure: Bool
     private unowned let context: LoopContext
     private var parser: HTTPRequestParser
-    /// Unconsumed input (`input[inputStart...]`), only used when a read left bytes over.
-    private var input: [UInt8] = []
-    private var inputStart = 0
+    /// Unconsumed input (`buffered[bufferedStart...]`), only used when a read left bytes over.
+    private var buffered: [UInt8] = []
+    private var bufferedStart = 0
     private var output = OutgoingBytes()
-    private var wasAboveHighWatermark = false
-    private var exchange: HTTPExchange?
-    var closeAfterResponse = false
+    private var writeDemand = WriteDemand.none
+    /// What the connection serves now (see `Activity`).
+    private var activity = Activity.idle
     private var lifecycle = Lifecycle.open
     var isClosed: Bool { lifecycle == .closed }
-    private var isPeerClosed = false
+    private var input = InputState.readable
     var registryIndex = -1
-    /// Monotonic deadline of the current phase (0: none) and what it guards.
-    var deadline: UInt64 = 0
+    /// The deadline of the current phase (disarmed: none), on the loop's timer heap, and what it
+    /// guards. Re-armed in place as the phases change; no allocation per request. Unowned: the
+    /// loop's registration keeps the connection alive until `close()`, which takes the timer out
+    /// of the heap.
+    private lazy var deadline = context.loop.makeTimer { [unowned self] in self.deadlinePassed() }
     private var deadlinePhase = DeadlinePhase.keepAlive
-    private var tunnelOnData: ((UnsafeRawBufferPointer) -> Void)?
-    private var tunnelOnClose: (() -> Void)?
-    var tunnelWritable: (() -> Void)?
-    var isTunnelPaused = false
 
     enum DeadlinePhase { case keepAlive, head, body, write, linger }
+
+    /// What the connection serves: nothing (between requests), one exchange at a time, or,
+    /// after a 101, a raw tunnel whose delegate hears the client's bytes.
+    private enum Activity {
+        case idle
+        case exchange(HTTPExchange)
+        case tunnel(Tunnel, any TunnelDelegate, isPaused: Bool)
+    }
+
+    /// The exchange being served, if any.
+    private var exchange: HTTPExchange? {
+        if case .exchange(let exchange) = activity { return exchange }
+        return nil
+    }
+
+    /// What the socket may still deliver. Edge-triggered epoll reports every later arrival, so a
+    /// short plain-TCP read means drained, as nginx assumes; this saves the recv that would only
+    /// return EAGAIN.
+    private enum InputState {
+        /// A readiness event arrived: read until a short read or EAGAIN.
+        case readable
+        /// A short read or EAGAIN: nothing to read until the next event.
+        case drained
+        /// The peer's FIN or an error was reported: read until recv returns 0 or fails.
+        case peerClosing
+        /// recv returned 0: the peer sends nothing more.
+        case peerClosed
+    }
+
+    /// Whether a producer was refused room (the output passed the high watermark) and waits to
+    /// hear that it drained.
+    private enum WriteDemand {
+        case none
+        case producerWaiting
+    }
 
     /// Where the connection is in its life. Closing follows RFC 9112 §9.6: the answer leaves
     /// first, then the TLS close_notify and our FIN, then input is read and dropped until the
@@ -44,6 +78,9 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     /// reset destroys whatever of the answer the client had not read yet: over TLS, all of it.
     private enum Lifecycle {
         case open
+        /// Open, but the current response is the last (`Connection: close`, HTTP/1.0, a short
+        /// or unframed answer, a body left unread, draining): the connection closes after it.
+        case lastResponse
         /// Nothing more is parsed; the queued answer is being written.
         case flushing
         /// The answer is out; the close_notify waits for room in the socket.
@@ -51,6 +88,13 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         /// Our side is shut; input is dropped until the peer closes or the linger deadline.
         case lingering
         case closed
+
+        var isOpen: Bool { self == .open || self == .lastResponse }
+    }
+
+    /// The current response is the last on this connection.
+    func closeAfterResponse() {
+        if lifecycle == .open { lifecycle = .lastResponse }
     }
 
     /// How long a closing connection keeps reading for the peer's close.
@@ -71,47 +115,46 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     // MARK: Events
 
-    /// Whether the socket may hold unread bytes: set by a readiness event, cleared by a short
-    /// read (plain TCP) or EAGAIN. Edge-triggered epoll reports every later arrival, so a short
-    /// read means drained, as nginx assumes; this saves the recv that would only return EAGAIN.
-    private var mayHaveInput = true
-    /// The peer's FIN or an error was reported: read until recv returns 0 or fails.
-    private var isPeerClosing = false
-
     func handle(events: IOEvents) {
         if events.contains(.writable) {
             if lifecycle == .closingTLS { shutDownOutput() } else { flush() }
         }
         if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
-            mayHaveInput = true
-            if !events.isDisjoint(with: [.peerClosed, .hangUp, .error]) { isPeerClosing = true }
+            switch input {
+            case .peerClosed, .peerClosing: break
+            case .readable, .drained:
+                input = events.isDisjoint(with: [.peerClosed, .hangUp, .error]) ? .readable : .peerClosing
+            }
             readAvailable()
         }
     }
 
     private var wantsToRead: Bool {
-        guard !isClosed, !isPeerClosed else { return false }
+        guard !isClosed, input != .peerClosed else { return false }
         // A closing connection reads only to drop what arrives (see `Lifecycle`).
-        if lifecycle != .open { return true }
-        if tunnelOnData != nil { return !isTunnelPaused }
-        if input.count - inputStart > Self.maxBufferedInput { return false }
-        if let exchange {
+        if !lifecycle.isOpen { return true }
+        switch activity {
+        case .tunnel(_, _, let isPaused):
+            return !isPaused
+        case .exchange(let exchange):
             // Hold the socket while the handler has not asked for the body or paused it; the
             // kernel's buffers then push back on the client.
-            if !exchange.isRequestComplete && (!exchange.isBodyRequested || exchange.isBodyPaused) { return false }
+            if exchange.requestBody == .unread || exchange.requestBody == .paused { return false }
+        case .idle:
+            break
         }
-        return true
+        return buffered.count - bufferedStart <= Self.maxBufferedInput
     }
 
     private func readAvailable() {
-        while wantsToRead && mayHaveInput {
+        while wantsToRead && input != .drained {
             let result = context.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
             switch result {
             case .transferred(let received):
-                if received < context.scratch.count && !isPeerClosing && transport.shortReadDrainsSocket {
-                    mayHaveInput = false
+                if received < context.scratch.count && input == .readable && transport.shortReadDrainsSocket {
+                    input = .drained
                 }
-                guard lifecycle == .open else { continue }
+                guard lifecycle.isOpen else { continue }
                 if deadlinePhase == .keepAlive { setDeadline(.head) }
                 if deadlinePhase == .body { setDeadline(.body) }
                 consume(count: received)
@@ -136,15 +179,15 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     /// Feeds freshly received bytes (in the scratch buffer) to the parser, keeping leftovers.
     private func consume(count: Int) {
-        if inputStart == input.count {
-            input.removeAll(keepingCapacity: true)
-            inputStart = 0
-            let used = context.scratch.withUnsafeBytes { feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        if bufferedStart == buffered.count {
+            buffered.removeAll(keepingCapacity: true)
+            bufferedStart = 0
+            let used = feed(context.scratch, 0..<count)
             if used < count, !isClosed {
-                input.append(contentsOf: context.scratch[used..<count])
+                buffered.append(contentsOf: context.scratch[used..<count])
             }
         } else {
-            input.append(contentsOf: context.scratch[0..<count])
+            buffered.append(contentsOf: context.scratch[0..<count])
             processBufferedInput()
         }
     }
@@ -153,46 +196,54 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     private func processBufferedInput() {
         // With no bytes left, a paused body may still owe its `.end` (the last chunk was delivered
         // before the pause): the parser is run on empty input to produce it.
-        guard inputStart < input.count || exchange?.isRequestComplete == false else { return }
-        let used = input.withUnsafeBytes { feed(UnsafeRawBufferPointer(rebasing: $0[inputStart...])) }
-        inputStart += used
-        if inputStart == input.count {
-            input.removeAll(keepingCapacity: true)
-            inputStart = 0
-        } else if inputStart > 64 * 1024 {
-            input.removeFirst(inputStart)
-            inputStart = 0
+        let owesBodyEnd = exchange.map { $0.requestBody != .complete } ?? false
+        guard bufferedStart < buffered.count || owesBodyEnd else { return }
+        let used = feed(buffered, bufferedStart..<buffered.count)
+        bufferedStart += used
+        if bufferedStart == buffered.count {
+            buffered.removeAll(keepingCapacity: true)
+            bufferedStart = 0
+        } else if bufferedStart > 64 * 1024 {
+            buffered.removeFirst(bufferedStart)
+            bufferedStart = 0
         }
     }
 
-    /// Runs the parser over `buffer` while the current state lets it; returns the bytes consumed.
-    private func feed(_ buffer: UnsafeRawBufferPointer) -> Int {
-        var consumed = 0
-        while lifecycle == .open {
-            if let onData = tunnelOnData {
-                if consumed < buffer.count { onData(UnsafeRawBufferPointer(rebasing: buffer[consumed...])) }
-                return buffer.count
+    /// Runs the parser over `bytes[range]` while the current state lets it; returns the bytes
+    /// consumed. `bytes` is a copy of the buffer's reference: body slices handed out are views of
+    /// it, never of storage that is reused while they live.
+    private func feed(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
+        var position = range.lowerBound
+        parsing: while lifecycle.isOpen {
+            switch activity {
+            case .tunnel(let tunnel, let delegate, _):
+                if position < range.upperBound { delegate.tunnel(tunnel, received: bytes[position..<range.upperBound]) }
+                return range.count
+            case .exchange(let exchange) where exchange.requestBody != .reading:
+                break parsing
+            case .idle where position == range.upperBound:
+                break parsing
+            case .exchange, .idle:
+                break
             }
-            if let exchange, exchange.isRequestComplete || !exchange.isBodyRequested || exchange.isBodyPaused { break }
-            guard consumed < buffer.count || exchange != nil else { break }
-            let slice = UnsafeRawBufferPointer(rebasing: buffer[consumed...])
+            let start = position
             let step: (consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?)
-            do {
-                step = try parser.parse(slice)
-            } catch {
+            switch parse(bytes, start..<range.upperBound) {
+            case .success(let result): step = result
+            case .failure(let error):
                 parseFailed(error)
-                return buffer.count
+                return range.count
             }
-            consumed += step.consumed
+            position += step.consumed
             guard let event = step.event else {
-                if step.consumed == 0 || consumed == buffer.count { break }
+                if step.consumed == 0 || position == range.upperBound { break }
                 continue
             }
             switch event {
             case .head(let head, let framing):
                 startExchange(head, framing: framing)
-            case .body(let range):
-                exchange?.bodyChunk(UnsafeRawBufferPointer(rebasing: slice[range]))
+            case .body(let body):
+                exchange?.bodyChunk(bytes[(start + body.lowerBound)..<(start + body.upperBound)])
             case .end(let trailers):
                 if let exchange {
                     exchange.bodyEnded(trailers)
@@ -200,23 +251,35 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
                 }
             }
         }
-        return consumed
+        return position - range.lowerBound
+    }
+
+    private func parse(_ bytes: [UInt8], _ range: Range<Int>)
+        -> Result<(consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?), HTTPParseError>
+    {
+        bytes.withUnsafeBytes { buffer in
+            do throws(HTTPParseError) {
+                return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
+            } catch {
+                return .failure(error)
+            }
+        }
     }
 
     private func startExchange(_ head: HTTPRequestHead, framing: HTTPBodyFraming) {
-        if !head.isKeepAlive || context.isDraining { closeAfterResponse = true }
+        if !head.isKeepAlive || context.isDraining { closeAfterResponse() }
         let exchange = HTTPExchange(
             request: head, framing: framing, peer: peer, isSecure: isSecure, loop: context.loop, connection: self
         )
-        self.exchange = exchange
-        deadline = 0
+        activity = .exchange(exchange)
+        context.loop.disarm(deadline)
         context.handler.serve(exchange)
     }
 
     // MARK: Exchange callbacks
 
     func bodyRequested(by exchange: HTTPExchange) {
-        guard exchange === self.exchange, !exchange.isRequestComplete else { return }
+        guard exchange === self.exchange, exchange.requestBody != .complete else { return }
         if exchange.request.headers.first("Expect")?.lowercased() == "100-continue", !exchange.hasResponseStarted {
             append(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
@@ -229,9 +292,13 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         resumeReading()
     }
 
+    func pauseTunnel() {
+        if case .tunnel(let tunnel, let delegate, isPaused: false) = activity { activity = .tunnel(tunnel, delegate, isPaused: true) }
+    }
+
     func resumeTunnel() {
-        guard isTunnelPaused else { return }
-        isTunnelPaused = false
+        guard case .tunnel(let tunnel, let delegate, isPaused: true) = activity else { return }
+        activity = .tunnel(tunnel, delegate, isPaused: false)
         resumeReading()
     }
 
@@ -270,12 +337,12 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     func exchangeFinished(_ exchange: HTTPExchange) {
         guard exchange === self.exchange else { return }
-        if exchange.isRequestComplete {
+        if exchange.requestBody == .complete {
             completeExchange()
-        } else if !exchange.isBodyRequested || exchange.isAborted {
+        } else if exchange.requestBody == .unread || exchange.isAborted {
             // The handler answered without reading the body: closing is cheaper and safer than
             // draining an unknown amount of it.
-            closeAfterResponse = true
+            closeAfterResponse()
             completeExchange()
         }
         // Otherwise the body is still arriving; `.end` completes the exchange.
@@ -283,10 +350,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     private func completeExchange() {
         guard let exchange else { return }
-        self.exchange = nil
-        exchange.clearCallbacks()
+        activity = .idle
+        exchange.ended()
         context.handler.exchangeDidEnd(exchange)
-        if closeAfterResponse {
+        if lifecycle == .lastResponse {
             closeAfterFlush()
             return
         }
@@ -295,8 +362,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     }
 
     func prepareConnectionHeader(_ head: inout HTTPResponseHead, exchange: HTTPExchange) {
-        if context.isDraining { closeAfterResponse = true }
-        if closeAfterResponse {
+        if context.isDraining { closeAfterResponse() }
+        if lifecycle == .lastResponse {
             head.headers.replaceOrAdd(name: "Connection", value: "close")
         } else if exchange.request.version.minor == 0 {
             head.headers.replaceOrAdd(name: "Connection", value: "keep-alive")
@@ -314,9 +381,9 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
                 return
             }
             exchange.abort()
-            self.exchange = nil
+            activity = .idle
         }
-        closeAfterResponse = true
+        closeAfterResponse()
         sendErrorResponse(status: error.status, detail: HTTPStatus.reason(error.status))
     }
 
@@ -333,8 +400,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         closeAfterFlush()
     }
 
-    func deadlinePassed() {
-        deadline = 0
+    private func deadlinePassed() {
         context.shared.timeouts.increment()
         switch deadlinePhase {
         case .keepAlive:
@@ -344,7 +410,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         case .body:
             if let exchange, !exchange.hasResponseStarted {
                 exchange.abort()
-                self.exchange = nil
+                activity = .idle
                 sendErrorResponse(status: 408, detail: "Request Timeout")
             } else {
                 exchange?.abort()
@@ -368,11 +434,11 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         case .write: timeout = context.writeNanoseconds
         case .linger: timeout = Self.lingerTimeout.wholeNanoseconds
         }
-        deadline = context.loop.nowNanoseconds + timeout
+        context.loop.arm(deadline, at: context.loop.nowNanoseconds + timeout)
     }
 
     private func peerClosed() {
-        isPeerClosed = true
+        input = .peerClosed
         switch lifecycle {
         case .lingering:
             close()
@@ -380,24 +446,23 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         case .flushing, .closingTLS:
             // The peer shut its sending side; it may still read the answer being written.
             return
-        case .open, .closed:
+        case .open, .lastResponse, .closed:
             break
         }
-        if let onClose = tunnelOnClose {
-            tunnelOnData = nil
-            tunnelOnClose = nil
-            onClose()
-            closeAfterFlush()
-            return
-        }
-        if let exchange {
-            if !exchange.isRequestComplete || !exchange.isResponseFinished {
+        switch activity {
+        case .tunnel(let tunnel, let delegate, _):
+            activity = .idle
+            delegate.tunnelDidClose(tunnel)
+        case .exchange(let exchange):
+            if exchange.requestBody != .complete || !exchange.isResponseFinished {
                 // A half-closed client that already sent its whole request may still read the
                 // answer, but HTTP/1.1 clients do not half-close; treat it as gone.
                 exchange.abort()
-                self.exchange = nil
+                activity = .idle
                 context.handler.exchangeDidEnd(exchange)
             }
+        case .idle:
+            break
         }
         closeAfterFlush()
     }
@@ -422,17 +487,17 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     /// Takes back the current response if none of its bytes has reached the socket.
     func retractResponse() -> Bool {
-        guard lifecycle == .open else { return false }
+        guard lifecycle.isOpen else { return false }
         return output.retract(to: responseMark)
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) {
+    func write(_ bytes: ArraySlice<UInt8>) {
         guard !isClosed else { return }
         output.append(bytes)
         scheduleFlush()
     }
 
-    func writeChunk(_ bytes: UnsafeRawBufferPointer) {
+    func writeChunk(_ bytes: ArraySlice<UInt8>) {
         guard !isClosed else { return }
         output.appendChunk(bytes)
         scheduleFlush()
@@ -452,7 +517,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     /// Coalesces everything written in this loop iteration into one `send`.
     private func scheduleFlush() {
-        if !isBelowHighWatermark { wasAboveHighWatermark = true }
+        if !isBelowHighWatermark { writeDemand = .producerWaiting }
         deferToEndOfIteration(.flush)
     }
 
@@ -461,7 +526,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         switch output.drain(to: transport) {
         case .blocked(let progressed):
             // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
-            if progressed || deadlinePhase != .write || deadline == 0 { setDeadline(.write) }
+            if progressed || deadlinePhase != .write || !deadline.isArmed { setDeadline(.write) }
             return
         case .failed:
             exchange?.abort()
@@ -471,29 +536,31 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             break
         }
         if deadlinePhase == .write {
-            if exchange != nil { deadline = 0 } else { setDeadline(.keepAlive) }
+            if exchange != nil { context.loop.disarm(deadline) } else { setDeadline(.keepAlive) }
             deadlinePhase = exchange == nil ? .keepAlive : .body
         }
         if lifecycle == .flushing {
             shutDownOutput()
             return
         }
-        if wasAboveHighWatermark {
-            wasAboveHighWatermark = false
-            exchange?.onWritable?()
-            tunnelWritable?()
+        if writeDemand == .producerWaiting {
+            writeDemand = .none
+            switch activity {
+            case .exchange(let exchange): exchange.becameWritable()
+            case .tunnel(let tunnel, let delegate, _): delegate.tunnelDidBecomeWritable(tunnel)
+            case .idle: break
+            }
         }
     }
 
     // MARK: Tunnel
 
-    func startTunnel(for exchange: HTTPExchange, onData: @escaping (UnsafeRawBufferPointer) -> Void, onClose: @escaping () -> Void) -> Tunnel {
-        self.exchange = nil
-        context.handler.exchangeDidEnd(exchange)
-        tunnelOnData = onData
-        tunnelOnClose = onClose
-        deadline = 0
+    func startTunnel(for exchange: HTTPExchange, delegate: any TunnelDelegate) -> Tunnel {
         let tunnel = Tunnel(connection: self)
+        activity = .tunnel(tunnel, delegate, isPaused: false)
+        exchange.ended()
+        context.handler.exchangeDidEnd(exchange)
+        context.loop.disarm(deadline)
         resumeReading()
         return tunnel
     }
@@ -502,10 +569,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     /// Ends the connection once the queued answer is out (see `Lifecycle`).
     func closeAfterFlush() {
-        guard lifecycle == .open else { return }
+        guard lifecycle.isOpen else { return }
         lifecycle = .flushing
-        input.removeAll()
-        inputStart = 0
+        buffered.removeAll()
+        bufferedStart = 0
         if output.isEmpty {
             shutDownOutput()
         } else {
@@ -528,7 +595,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         case .transferred, .closed:
             break
         }
-        guard !isPeerClosed else {
+        guard input != .peerClosed else {
             close()
             return
         }
@@ -540,22 +607,23 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     func close() {
         guard !isClosed else { return }
-        let wasOpen = lifecycle == .open || lifecycle == .flushing
+        let wasOpen = lifecycle.isOpen || lifecycle == .flushing
         lifecycle = .closed
-        if let exchange {
-            self.exchange = nil
+        let ending = activity
+        activity = .idle
+        switch ending {
+        case .exchange(let exchange):
             exchange.abort()
             context.handler.exchangeDidEnd(exchange)
+        case .tunnel(let tunnel, let delegate, _):
+            delegate.tunnelDidClose(tunnel)
+        case .idle:
+            break
         }
-        if let onClose = tunnelOnClose {
-            tunnelOnData = nil
-            tunnelOnClose = nil
-            onClose()
-        }
-        tunnelWritable = nil
         // An abrupt close still tells a TLS peer the session ended on purpose; a graceful one
         // already did.
         if wasOpen { _ = transport.shutdown() }
+        context.loop.cancel(deadline)
         context.loop.deregister(fd)
         Glibc.close(fd)
         context.remove(self)
@@ -564,12 +632,15 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     /// Graceful shutdown: idle connections close now, busy ones after their current response.
     func drain() {
-        if exchange == nil && tunnelOnData == nil {
+        if isIdle {
             closeAfterFlush()
         } else {
-            closeAfterResponse = true
+            closeAfterResponse()
         }
     }
 
-    var isIdle: Bool { exchange == nil && tunnelOnData == nil }
+    var isIdle: Bool {
+        if case .idle = activity { return true }
+        return false
+    }
 }

@@ -71,6 +71,33 @@ struct KeyPolicyTests {
         }
     }
 
+    /// 757 × q (q a 2038-bit prime), 2048 bits, gcd(n − 1, 756) = 6: no factor below OpenSSL's
+    /// trial-division bound (752), so only the Miller-Rabin test on random bases can find 757, and
+    /// it finds it on some runs only.
+    static let smallFactorModulusHex = [
+        "fc24fd651970ad09fa2a25e8f11e85209d385430a880af99bdd666a49cfe796c4b68d81e3365c6b9d3bd67e450d092c6",
+        "218830c9bb913beaff0a7a7a65de60817d8de17d8f2c25bba60824b6a940c4355a30f68e19792740bd8847f83a4148c9",
+        "1cea62b8be9d38d0a066618f3ab99f60aee6b4ec1d19f27c930a889a6e357769f4db0f80cb6b856ef2588917c5d8a5cd",
+        "4254fd1cae3bd200034a9d735ba2084e05021b3762b8e30eb27da3e3120a46aa6b6437e8f9c93b4f2781fd88921bb536",
+        "ea303751af60a65cc4524e4db2b52367cd54b58917844217904bbe533a35ce2324ff4afc1b8d852c9456583a85f869e5",
+        "0f3a01bcacbf6c79d35030365aa4cf67"
+    ].joined()
+
+    @Test("a modulus OpenSSL's random-base check refuses only sometimes gets the same verdict every time")
+    func deterministicVerdict() throws {
+        let hex = Array(Self.smallFactorModulusHex.utf8)
+        var modulus: [UInt8] = []
+        for index in stride(from: 0, to: hex.count, by: 2) {
+            modulus.append(try #require(UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16)))
+        }
+        #expect(modulus.count == 256)
+        var verdicts: [Bool] = []
+        for _ in 0..<64 {
+            verdicts.append((try? RSAPublicKey(modulus: modulus, exponent: [0x01, 0x00, 0x01])) != nil)
+        }
+        #expect(Set(verdicts).count == 1, "verdicts: \(verdicts)")
+    }
+
     @Test("RSA keys refuse other key types and trailing bytes")
     func rsaWrongTypes() throws {
         #expect(throws: CryptoError(.unsupportedKey, "")) { try RSAPublicKey(pem: try Self.fixture("p384-public.pem")) }

@@ -72,7 +72,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
 
     var upstreamContentType: String? { writer.contentType }
 
-    func consume(_ chunk: UnsafeRawBufferPointer) throws(MediatedAnswer) -> [UInt8] {
+    func consume(_ chunk: ArraySlice<UInt8>) throws(MediatedAnswer) -> [UInt8] {
         try checkOpening(chunk)
         do throws(HTTPParseError) {
             try reader.consume(chunk) { forward($0) }
@@ -173,7 +173,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
 
     /// Bytes before the first delimiter other than CR and LF: the reference's parser refuses
     /// them (RFC 2046 would allow a preamble).
-    private func checkOpening(_ chunk: UnsafeRawBufferPointer) throws(MediatedAnswer) {
+    private func checkOpening(_ chunk: ArraySlice<UInt8>) throws(MediatedAnswer) {
         guard !isOpeningChecked else { return }
         for byte in chunk {
             if byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n"), matchedOpening == 0 { continue }

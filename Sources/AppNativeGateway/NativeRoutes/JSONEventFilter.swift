@@ -17,7 +17,7 @@ final class JSONEventFilter: RequestBodyFilter {
 
     var upstreamContentType: String? { "application/json" }
 
-    func consume(_ chunk: UnsafeRawBufferPointer) throws(MediatedAnswer) -> [UInt8] {
+    func consume(_ chunk: ArraySlice<UInt8>) throws(MediatedAnswer) -> [UInt8] {
         guard body.count + chunk.count <= maxBytes else {
             throw NativeAnswers.detail(413, "Request body too large")
         }

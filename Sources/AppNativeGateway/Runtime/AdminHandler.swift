@@ -78,7 +78,7 @@ final class AdminHandler: HTTPExchangeHandler {
             run()
             return
         }
-        exchange.onBodyChunk = { bytes in
+        exchange.readBody(onChunk: { bytes in
             guard !isOverLimit else { return }
             if body.count + bytes.count > PushAPI.maxBodyBytes {
                 isOverLimit = true
@@ -86,9 +86,7 @@ final class AdminHandler: HTTPExchangeHandler {
             } else {
                 body.append(contentsOf: bytes)
             }
-        }
-        exchange.onBodyEnd = { _ in run() }
-        exchange.readBody()
+        }, onEnd: { _ in run() })
     }
 
     private func finishPush(_ exchange: HTTPExchange, _ response: PushAPI.Response) {

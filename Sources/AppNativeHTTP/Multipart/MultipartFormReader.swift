@@ -53,6 +53,19 @@ public struct MultipartFormReader: Sendable {
     /// - Returns: `false` when `handle` stopped the reading.
     /// - Throws: the parser's error for a malformed body or a part past its limit.
     @discardableResult
+    public mutating func consume(_ chunk: ArraySlice<UInt8>, _ handle: (Event) -> Bool) throws(HTTPParseError) -> Bool {
+        let outcome = chunk.withUnsafeBytes { bytes -> Result<Bool, HTTPParseError> in
+            do throws(HTTPParseError) {
+                return .success(try consume(bytes, handle))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Takes the next piece of the body, as `consume(_:_:)` with a slice.
+    @discardableResult
     public mutating func consume(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) -> Bool) throws(HTTPParseError) -> Bool {
         var offset = 0
         while true {

@@ -1,5 +1,5 @@
 /// Moves bytes for a connection: plain TCP or TLS. Non-blocking; loop-owned.
-public protocol ConnectionTransport: AnyObject {
+package protocol ConnectionTransport: AnyObject {
     /// Reads into `buffer`.
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult
     /// Writes from `bytes`.
@@ -13,7 +13,7 @@ public protocol ConnectionTransport: AnyObject {
     var shortReadDrainsSocket: Bool { get }
 }
 
-public enum TransportResult: Sendable {
+package enum TransportResult: Sendable {
     case transferred(Int)
     /// Try again on the next readiness event (EAGAIN, or TLS wanting the other direction).
     case wouldBlock

@@ -1,56 +1,56 @@
-public import AppNativeHTTP
+package import AppNativeHTTP
 
 /// Bytes queued for a socket, written in as few `send` calls as the transport accepts.
 /// Shared by client and upstream connections so both drain, compact and frame the same way.
-public struct OutgoingBytes: Sendable {
+package struct OutgoingBytes: Sendable {
     private var bytes: [UInt8] = []
     private var start = 0
     /// Bytes dropped from the front of `bytes` by compaction: `base + i` is the position of
     /// `bytes[i]` in everything ever queued, which `mark` and `retract(to:)` speak in.
     private var base = 0
 
-    public init() {}
+    package init() {}
 
     /// Bytes queued and not yet accepted by the transport.
-    public var pendingCount: Int { bytes.count - start }
-    public var isEmpty: Bool { start == bytes.count }
+    package var pendingCount: Int { bytes.count - start }
+    package var isEmpty: Bool { start == bytes.count }
 
     /// The position the next queued byte gets.
-    public var mark: Int { base + bytes.count }
+    package var mark: Int { base + bytes.count }
 
     /// Drops everything queued since `mark` if none of it has been sent yet.
     /// - Returns: whether it was dropped (false: some of it already left).
-    public mutating func retract(to mark: Int) -> Bool {
+    package mutating func retract(to mark: Int) -> Bool {
         guard base + start <= mark, mark <= base + bytes.count else { return false }
         bytes.removeSubrange((mark - base)...)
         return true
     }
 
-    public mutating func append(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
-    public mutating func append(_ array: [UInt8]) { bytes.append(contentsOf: array) }
+    package mutating func append(_ slice: ArraySlice<UInt8>) { bytes.append(contentsOf: slice) }
+    package mutating func append(_ array: [UInt8]) { bytes.append(contentsOf: array) }
 
     /// Appends one chunk of the chunked transfer coding (RFC 9112 §7.1).
-    public mutating func appendChunk(_ buffer: UnsafeRawBufferPointer) {
-        guard !buffer.isEmpty else { return }
-        HTTPSerializer.appendChunkHeader(size: buffer.count, to: &bytes)
-        bytes.append(contentsOf: buffer)
+    package mutating func appendChunk(_ slice: ArraySlice<UInt8>) {
+        guard !slice.isEmpty else { return }
+        HTTPSerializer.appendChunkHeader(size: slice.count, to: &bytes)
+        bytes.append(contentsOf: slice)
         HTTPSerializer.appendChunkEnd(to: &bytes)
     }
 
-    public mutating func appendLastChunk(trailers: HTTPHeaders?) {
+    package mutating func appendLastChunk(trailers: HTTPHeaders?) {
         HTTPSerializer.appendLastChunk(trailers: trailers, to: &bytes)
     }
 
-    public mutating func appendResponseHead(_ head: HTTPResponseHead) {
+    package mutating func appendResponseHead(_ head: HTTPResponseHead) {
         HTTPSerializer.appendResponseHead(head, to: &bytes)
     }
 
     /// Serialises `head` straight into the queue (no intermediate buffer per request).
-    public mutating func appendRequestHead(_ head: HTTPRequestHead) {
+    package mutating func appendRequestHead(_ head: HTTPRequestHead) {
         HTTPSerializer.appendRequestHead(head, to: &bytes)
     }
 
-    public enum DrainOutcome: Sendable {
+    package enum DrainOutcome: Sendable {
         /// Everything was written.
         case drained
         /// The transport would block: wait for writability. `progressed` tells whether bytes moved.
@@ -59,7 +59,7 @@ public struct OutgoingBytes: Sendable {
     }
 
     /// Writes as much as `transport` takes now.
-    public mutating func drain(to transport: any ConnectionTransport) -> DrainOutcome {
+    package mutating func drain(to transport: any ConnectionTransport) -> DrainOutcome {
         var progressed = false
         while start < bytes.count {
             let result = bytes.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[start...])) }

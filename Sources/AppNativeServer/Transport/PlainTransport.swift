@@ -2,14 +2,14 @@ internal import CAppNativeLinux
 import Glibc
 
 /// Plain TCP with `recv`/`send(MSG_NOSIGNAL)`.
-public final class PlainTransport: ConnectionTransport {
+package final class PlainTransport: ConnectionTransport {
     private let fd: Int32
 
-    public init(fd: Int32) { self.fd = fd }
+    package init(fd: Int32) { self.fd = fd }
 
-    public var shortReadDrainsSocket: Bool { true }
+    package var shortReadDrainsSocket: Bool { true }
 
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         while true {
             let received = recv(fd, buffer.baseAddress, buffer.count, 0)
             if received > 0 { return .transferred(received) }
@@ -20,11 +20,11 @@ public final class PlainTransport: ConnectionTransport {
         }
     }
 
-    public func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
+    package func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
         let sent = appnative_send(fd, bytes.baseAddress, bytes.count)
         if sent >= 0 { return .transferred(sent) }
         return appnative_errno() == appnative_eagain ? .wouldBlock : .failed
     }
 
-    public func shutdown() -> TransportResult { .transferred(0) }
+    package func shutdown() -> TransportResult { .transferred(0) }
 }

@@ -93,13 +93,13 @@ public final class TLSClientContext: Sendable {
         context = try SSLContext(clientCAFile: caFile)
     }
 
-    public func makeTransport(fd: Int32) -> (any ConnectionTransport)? {
+    package func makeTransport(fd: Int32) -> (any ConnectionTransport)? {
         TLSTransport(clientContext: context, fd: fd, serverName: serverName)
     }
 }
 
 /// A server-side TLS session over a non-blocking socket.
-public final class TLSTransport: ConnectionTransport {
+package final class TLSTransport: ConnectionTransport {
     private let ssl: OpaquePointer
     // Keeps the context alive as long as the session.
     private let context: SSLContext
@@ -125,15 +125,15 @@ public final class TLSTransport: ConnectionTransport {
 
     deinit { SSL_free(ssl) }
 
-    public var shortReadDrainsSocket: Bool { false }
+    package var shortReadDrainsSocket: Bool { false }
 
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         let result = SSL_read(ssl, buffer.baseAddress, Int32(min(buffer.count, Int(Int32.max))))
         if result > 0 { return .transferred(Int(result)) }
         return outcome(of: result)
     }
 
-    public func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
+    package func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
         guard !bytes.isEmpty else { return .transferred(0) }
         let result = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, 1 << 20)))
         if result > 0 { return .transferred(Int(result)) }
@@ -155,7 +155,7 @@ public final class TLSTransport: ConnectionTransport {
     /// After a fatal error OpenSSL forbids SSL_shutdown (the session state is undefined).
     private var hasFailed = false
 
-    public func shutdown() -> TransportResult {
+    package func shutdown() -> TransportResult {
         guard !hasFailed, SSL_is_init_finished(ssl) == 1 else { return .failed }
         let result = SSL_shutdown(ssl)
         // 0: our close_notify is sent, the peer's not yet read; 1: both done.

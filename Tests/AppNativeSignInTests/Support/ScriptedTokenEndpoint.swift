@@ -39,12 +39,10 @@ final class ScriptedTokenEndpoint: Sendable {
 
         func serve(_ exchange: HTTPExchange) {
             var body: [UInt8] = []
-            exchange.onBodyChunk = { body.append(contentsOf: $0) }
-            exchange.onBodyEnd = { [self] _ in
+            exchange.readBody(onChunk: { body.append(contentsOf: $0) }, onEnd: { [self] _ in
                 bodies.withLock { $0.append(body) }
                 answer(exchange)
-            }
-            exchange.readBody()
+            })
         }
 
         private func answer(_ exchange: HTTPExchange) {
