@@ -6,6 +6,7 @@ import AppNativeJSON
 import AppNativeProxy
 import AppNativeRoutes
 import AppNativeServer
+import AppNativeSignIn
 import Foundation
 
 /// The gateway's request path on one loop: the routing table (`GatewayRoutes`) decides where a
@@ -268,10 +269,35 @@ final class GatewayHandler: HTTPExchangeHandler {
                 signIn.redirectToSignIn(exchange)
                 return
             }
+            if rejection.status == 401, case .endpoint(.verify) = admission, let signIn,
+                let location = signIn.forwardAuthSignInLocation(exchange.request)
+            {
+                answerForwardAuthNavigation(exchange, rejection, location: location)
+                return
+            }
             reject(exchange, rejection)
         case .mustWait:
             preconditionFailure("resolved outcomes never wait")
         }
+    }
+
+    /// `verify` refused a navigation: the 401 carries the sign-in URL in `Location`, for a front
+    /// proxy to redirect to (nginx: `auth_request_set` + `error_page 401`), or, when the front
+    /// passes the answer on as it is (Caddy `forward_auth` with `uri …verify?sign_in=redirect`),
+    /// is that redirect.
+    private func answerForwardAuthNavigation(_ exchange: HTTPExchange, _ rejection: AuthRejection, location: String) {
+        let wantsRedirect = FormURLEncoding.parseQuery(ofTarget: exchange.request.target).contains {
+            $0.name == "sign_in" && $0.value == "redirect"
+        }
+        if wantsRedirect {
+            metrics.outcome("redirected", reason: "sign_in")
+            exchange.respond(status: 302, headers: ["Location": location, "Cache-Control": "no-store", "Content-Length": "0"])
+            return
+        }
+        var headers = HTTPHeaders()
+        for field in rejection.headers { headers.add(name: field.name, value: field.value) }
+        headers.add(name: "Location", value: location)
+        exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
     }
 
     private func reject(_ exchange: HTTPExchange, _ rejection: AuthRejection) {

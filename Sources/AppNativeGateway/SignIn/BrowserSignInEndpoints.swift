@@ -48,6 +48,17 @@ final class BrowserSignInEndpoints {
         begin(exchange, returnPath: ReturnPath.orRoot(exchange.request.target))
     }
 
+    /// Where a forward-auth front proxy sends a navigation that `verify` refused with 401:
+    /// `{AUTH_PATH_PREFIX}login?redirect=<the original URI>`, taken from `X-Forwarded-Uri`
+    /// (Caddy, Traefik) or `X-Original-URI` (the usual nginx set-up). `nil` for anything that is
+    /// not a sign-in navigation, which keeps its plain 401.
+    func forwardAuthSignInLocation(_ request: HTTPRequestHead) -> String? {
+        guard isSignInNavigation(request) else { return nil }
+        let original = request.headers.first("X-Forwarded-Uri") ?? request.headers.first("X-Original-URI")
+        let query = FormURLEncoding.serialize([(name: "redirect", value: ReturnPath.orRoot(original).value)])
+        return loginPath + "?" + String(decoding: query, as: UTF8.self)
+    }
+
     /// `GET {AUTH_PATH_PREFIX}login?redirect=/path`.
     func serveLogin(_ exchange: HTTPExchange) {
         let redirect = FormURLEncoding.parseQuery(ofTarget: exchange.request.target).first { $0.name == "redirect" }?.value
