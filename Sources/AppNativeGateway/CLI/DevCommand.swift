@@ -63,7 +63,10 @@ enum DevCommand {
         let gateway = try Gateway(configuration: configuration, logger: Logger())
         let base = "http://\(gateway.listenAddress)"
         let callback = configuration.identity.authPathPrefix + "callback"
-        for origin in [base, "http://localhost:\(gateway.listenAddress.port)"] + (env["PUBLIC_URL"].map { [$0] } ?? []) {
+        let port = gateway.listenAddress.port
+        // The address it listens on, and the loopback names a browser on this machine uses.
+        let origins = [base, "http://127.0.0.1:\(port)", "http://localhost:\(port)"] + (env["PUBLIC_URL"].map { [$0] } ?? [])
+        for origin in origins {
             signInProvider.register(redirectURI: origin + callback)
         }
         await gateway.start()
