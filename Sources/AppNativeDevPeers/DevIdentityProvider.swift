@@ -4,7 +4,8 @@ import AppNativeJSON
 import Foundation
 
 /// A stand-in for Entra ID in development and tests: signs RS256 tokens shaped like Entra ID
-/// tokens with the dev key in `keys/dev/` and publishes its JWKS.
+/// tokens with the dev key in `keys/dev/` and publishes its JWKS. `DevSignInServer` serves it as an
+/// OpenID provider for the browser sign-in (discovery, a sign-in page of dev users, token endpoint).
 ///
 /// DEV ONLY. The key is committed to the repository; a gateway configured with this tenant
 /// accepts tokens anyone can mint.

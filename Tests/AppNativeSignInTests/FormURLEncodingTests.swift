@@ -1,3 +1,8 @@
+import AppNativeAuth
+import AppNativeClient
+import AppNativeCore
+import AppNativeCrypto
+import AppNativeJSON
 import AppNativeSignIn
 import Testing
 

@@ -1,5 +1,7 @@
 import AppNativeAuth
 import AppNativeClient
+import AppNativeCore
+import AppNativeCrypto
 import AppNativeJSON
 import AppNativeSignIn
 import Testing

@@ -1,5 +1,8 @@
+import AppNativeAuth
 import AppNativeClient
 import AppNativeCore
+import AppNativeCrypto
+import AppNativeJSON
 
 /// An `HTTPFetching` fake that answers every request with one canned response or error and
 /// records what it was sent.
