@@ -25,4 +25,17 @@ struct CallbackParametersTests {
     func malformed(target: String) {
         #expect(throws: SignInFailure.callbackMalformed) { try CallbackParameters(target: target) }
     }
+
+    /// RFC 9207: an `iss` in the response must be the discovered issuer; none is fine.
+    @Test func issuerIdentification() throws {
+        let issuer = "https://login.example/t/v2.0"
+        #expect(throws: SignInFailure.issuerMismatch) {
+            try CallbackParameters(target: "/cb?code=x&state=S&iss=https%3A%2F%2Fevil.example", expectedIssuer: issuer)
+        }
+        #expect(try CallbackParameters(target: "/cb?code=x&state=S&iss=https%3A%2F%2Flogin.example%2Ft%2Fv2.0", expectedIssuer: issuer).state == "S")
+        #expect(try CallbackParameters(target: "/cb?code=x&state=S", expectedIssuer: issuer).state == "S")
+        #expect(throws: SignInFailure.callbackMalformed) {
+            try CallbackParameters(target: "/cb?code=x&state=S&iss=a&iss=b", expectedIssuer: issuer)
+        }
+    }
 }

@@ -5,7 +5,7 @@ import Testing
 struct SignInFailureTests {
     static let all: [SignInFailure] = [
         .cancelled, .providerError(code: "invalid_request"), .providerError(code: "server_error"), .stateMissing, .stateExpired,
-        .stateInvalid, .stateReplayed, .callbackMalformed, .redemptionRefused(oauthError: "invalid_grant"),
+        .stateInvalid, .stateReplayed, .callbackMalformed, .issuerMismatch, .redemptionRefused(oauthError: "invalid_grant"),
         .providerUnavailable(reason: "timeout"), .clientCredential(reason: "unreadable"), .notReady,
         .tokenInvalid(check: "nonce"), .wrongTenant, .notAllowed,
     ]

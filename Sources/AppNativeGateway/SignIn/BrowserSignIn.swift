@@ -105,7 +105,7 @@ final class BrowserSignIn: Sendable {
             if let configured = configuration.codeRedeemer {
                 redeemer = configured
             } else {
-                let credential = try configuration.clientCredential()
+                let credential = configuration.credential
                 do {
                     redeemer = try TokenEndpointClient(
                         tokenEndpoint: metadata.tokenEndpoint, clientID: configuration.clientID, credential: credential,

@@ -1,6 +1,5 @@
 import AppNativeAuth
 import AppNativeClient
-public import AppNativeCore
 public import AppNativeCrypto
 public import AppNativeSignIn
 
@@ -14,16 +13,10 @@ public struct BrowserSignInConfiguration: Sendable {
         case entra
     }
 
-    /// How the client authenticates at the token endpoint.
-    public enum CredentialSource: Sendable {
-        case secret(Secret<String>)
-        case certificate(certificateFile: String, keyFile: String)
-        case federatedTokenFile(String)
-    }
-
     /// `ENTRA_CLIENT_ID`: the web app registration; the ID token's `aud`.
     public var clientID: String
-    public var credential: CredentialSource
+    /// How the client authenticates at the token endpoint (certificate files are read at start-up).
+    public var credential: ClientCredential
     /// `OIDC_DISCOVERY_URL` (default: Entra's for the tenant on `ENTRA_AUTHORITY_HOST`).
     public var discoveryURL: String
     /// `PUBLIC_URL`: `scheme://host[:port]` the browser uses, without a trailing `/`.
@@ -104,56 +97,18 @@ public struct BrowserSignInConfiguration: Sendable {
             scopes: scopes.joined(separator: " "), signOut: signOut, sessionSecrets: secrets)
     }
 
-    private static func readCredential(_ reader: inout EnvironmentReader) -> CredentialSource? {
-        let secret = reader.environment["ENTRA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
-        let certificate = reader.string("ENTRA_CLIENT_CERTIFICATE_FILE")
-        let key = reader.string("ENTRA_CLIENT_KEY_FILE")
-        let federated = reader.string("AZURE_FEDERATED_TOKEN_FILE")
-        let given = [secret != nil, certificate != nil || key != nil, federated != nil].filter { $0 }.count
-        if given == 0 {
-            reader.report(
-                "ENTRA_CLIENT_SECRET",
-                "a client credential is required when BROWSER_SIGN_IN=true: ENTRA_CLIENT_SECRET, ENTRA_CLIENT_CERTIFICATE_FILE with ENTRA_CLIENT_KEY_FILE, or AZURE_FEDERATED_TOKEN_FILE")
-            return nil
-        }
-        if given > 1 {
-            reader.report("ENTRA_CLIENT_SECRET", "set one client credential: ENTRA_CLIENT_SECRET, a certificate, or AZURE_FEDERATED_TOKEN_FILE")
-            return nil
-        }
-        if let secret { return .secret(Secret(secret)) }
-        if let federated { return .federatedTokenFile(federated) }
-        guard let certificate else {
-            reader.report("ENTRA_CLIENT_CERTIFICATE_FILE", "is required with ENTRA_CLIENT_KEY_FILE")
-            return nil
-        }
-        guard let key else {
-            reader.report("ENTRA_CLIENT_KEY_FILE", "is required with ENTRA_CLIENT_CERTIFICATE_FILE")
-            return nil
-        }
-        // Read now, so `config check` finds an unreadable or mismatched pair.
+    private static func readCredential(_ reader: inout EnvironmentReader) -> ClientCredential? {
         do {
-            _ = try ClientCredential.certificate(certificateFile: certificate, privateKeyFile: key)
+            guard let credential = try ClientCredential.fromEnvironment(reader.environment) else {
+                reader.report(
+                    "ENTRA_CLIENT_SECRET",
+                    "a client credential is required when BROWSER_SIGN_IN=true: ENTRA_CLIENT_SECRET, ENTRA_CLIENT_CERTIFICATE_FILE with ENTRA_CLIENT_KEY_FILE, or AZURE_FEDERATED_TOKEN_FILE")
+                return nil
+            }
+            return credential
         } catch {
-            reader.report("ENTRA_CLIENT_CERTIFICATE_FILE", error.reasonCode + ": " + Self.reason(error))
+            reader.report(error.variable, error.message)
             return nil
-        }
-        return .certificate(certificateFile: certificate, keyFile: key)
-    }
-
-    static func reason(_ error: SignInProviderError) -> String {
-        switch error {
-        case .credential(let reason), .unreachable(let reason), .malformed(let reason): reason
-        case .refused(let status, _): "refused (\(status))"
-        }
-    }
-
-    /// The token endpoint client's credential.
-    func clientCredential() throws(SignInProviderError) -> ClientCredential {
-        switch credential {
-        case .secret(let secret): return .secret(secret)
-        case .certificate(let certificateFile, let keyFile):
-            return try ClientCredential.certificate(certificateFile: certificateFile, privateKeyFile: keyFile)
-        case .federatedTokenFile(let path): return .federatedTokenFile(path: path)
         }
     }
 }

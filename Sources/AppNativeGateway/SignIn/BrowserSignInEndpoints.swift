@@ -88,7 +88,7 @@ final class BrowserSignInEndpoints {
         }
         let parameters: CallbackParameters
         do {
-            parameters = try CallbackParameters(target: exchange.request.target)
+            parameters = try CallbackParameters(target: exchange.request.target, expectedIssuer: signIn.metadata?.issuer)
         } catch {
             page(exchange, signIn.record(error))
             return

@@ -9,15 +9,18 @@ public enum CallbackParameters: Sendable {
 
     /// The parameters of a callback request target.
     ///
+    /// - Parameter expectedIssuer: the discovery `issuer`; an `iss` parameter (RFC 9207, the
+    ///   authorization server's identification against mix-up) must equal it.
     /// - Throws: `.callbackMalformed` when the query does not decode, a parameter repeats, or
-    ///   neither a code with a state nor an error is present.
-    public init(target: String) throws(SignInFailure) {
+    ///   neither a code with a state nor an error is present; `.issuerMismatch` for another `iss`.
+    public init(target: String, expectedIssuer: String? = nil) throws(SignInFailure) {
         guard let pairs = SignInText.queryPairs(ofTarget: target) else { throw .callbackMalformed }
         var values = [String: String]()
         for (name, value) in pairs where ["code", "state", "error", "iss"].contains(name) {
             guard values[name] == nil else { throw .callbackMalformed }
             values[name] = value
         }
+        if let issuer = values["iss"], let expectedIssuer, issuer != expectedIssuer { throw .issuerMismatch }
         let state = values["state"].flatMap { $0.isEmpty ? nil : $0 }
         if let error = values["error"] {
             self = .error(SignInFailure.fromCallbackError(error), state: state)

@@ -18,6 +18,8 @@ public enum SignInFailure: Error, Sendable, Equatable {
     case stateReplayed
     /// The callback carried no `code` or no `state`, or one of them twice.
     case callbackMalformed
+    /// The callback's `iss` (RFC 9207) names another provider than the one discovered (mix-up).
+    case issuerMismatch
     /// The token endpoint refused the code (`invalid_grant` and the like).
     case redemptionRefused(oauthError: String?)
     /// The provider could not be reached or answered what is not a token response.
@@ -43,6 +45,7 @@ public enum SignInFailure: Error, Sendable, Equatable {
         case .stateInvalid: "state_invalid"
         case .stateReplayed: "state_replayed"
         case .callbackMalformed: "callback_malformed"
+        case .issuerMismatch: "issuer_mismatch"
         case .redemptionRefused: "redemption_refused"
         case .providerUnavailable: "provider_unavailable"
         case .clientCredential: "client_credential"
@@ -56,7 +59,7 @@ public enum SignInFailure: Error, Sendable, Equatable {
     /// Every reason code, for metrics registered up front and for tests.
     public static let allReasonCodes = [
         "cancelled", "provider_error", "state_missing", "state_expired", "state_invalid", "state_replayed",
-        "callback_malformed", "redemption_refused", "provider_unavailable", "client_credential", "not_ready",
+        "callback_malformed", "issuer_mismatch", "redemption_refused", "provider_unavailable", "client_credential", "not_ready",
         "token_invalid", "wrong_tenant", "not_allowed",
     ]
 
@@ -67,7 +70,7 @@ public enum SignInFailure: Error, Sendable, Equatable {
         case .cancelled, .tokenInvalid: 401
         case .providerError(let code):
             code == "server_error" || code == "temporarily_unavailable" ? 502 : 401
-        case .stateMissing, .stateExpired, .stateInvalid, .stateReplayed, .callbackMalformed, .redemptionRefused: 400
+        case .stateMissing, .stateExpired, .stateInvalid, .stateReplayed, .callbackMalformed, .issuerMismatch, .redemptionRefused: 400
         case .wrongTenant, .notAllowed: 403
         case .providerUnavailable: 502
         case .clientCredential: 500
@@ -84,6 +87,7 @@ public enum SignInFailure: Error, Sendable, Equatable {
             "This sign-in attempt has expired or was started in another browser. Please start again."
         case .stateInvalid, .stateReplayed, .callbackMalformed:
             "This sign-in link is not valid any more. Please start again."
+        case .issuerMismatch: "This sign-in answer did not come from the expected identity provider. Please start again."
         case .redemptionRefused: "The identity provider did not accept this sign-in. Please start again."
         case .providerUnavailable: "The identity provider cannot be reached right now. Please try again in a moment."
         case .clientCredential: "Sign-in is not set up correctly on this server. Please tell its administrator."
