@@ -168,7 +168,7 @@ let package = Package(
             name: "AppNativeIntegrationTests",
             dependencies: [
                 "AppNativeGateway", "AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeDevPeers", "AppNativeTesting",
-                "AppNativeHTTP", "AppNativeAPNs", "AppNativeModels", "AppNativeProxy", "app-native-gateway",
+                "AppNativeHTTP", "AppNativeAPNs", "AppNativeModels", "AppNativeProxy", "AppNativeServer", "AppNativeSignIn", "app-native-gateway",
             ]
         ),
     ]

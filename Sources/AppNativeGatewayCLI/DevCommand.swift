@@ -21,6 +21,10 @@ enum DevCommand {
             metrics: MetricsRegistry()
         ) { _ in DemoUpstreamHandler() }
         upstream.start()
+        // The dev identity provider's browser sign-in: discovery, a sign-in page of dev users,
+        // the token and end-session endpoints, on a loopback port of its own.
+        let signInProvider = try DevSignInServer(provider: provider, listenAddress: try SocketAddress(parsing: "127.0.0.1:0"))
+        signInProvider.start()
 
         var env = environment
         let defaults = [
@@ -31,6 +35,8 @@ enum DevCommand {
             "SESSION_SECURE": "false",
             "APPLE_APP_IDS": "ABCDE12345.com.example.appnative.dev",
             "ASSERTION_KEYS": try String(contentsOfFile: root + "/keys/dev/assertion-dev-p256.pem", encoding: .utf8),
+            "BROWSER_SIGN_IN": "true", "ENTRA_CLIENT_ID": DevIdentityProvider.signInClientID,
+            "ENTRA_CLIENT_SECRET": DevIdentityProvider.signInClientSecret, "OIDC_DISCOVERY_URL": signInProvider.discoveryURL,
         ]
         for (key, value) in defaults where env[key] == nil { env[key] = value }
         // Pushes go to the fake APNs peer unless the environment names a real APNs setup.
@@ -56,9 +62,16 @@ enum DevCommand {
         }
         configuration.identity.jwksFetcher = InMemoryJWKSFetcher(document: provider.jwksDocument)
         let gateway = try Gateway(configuration: configuration, logger: Logger())
+        let base = "http://\(gateway.listenAddress)"
+        let callback = configuration.identity.authPathPrefix + "callback"
+        let port = gateway.listenAddress.port
+        // The address it listens on, and the loopback names a browser on this machine uses.
+        let origins = [base, "http://127.0.0.1:\(port)", "http://localhost:\(port)"] + (env["PUBLIC_URL"].map { [$0] } ?? [])
+        for origin in origins {
+            signInProvider.register(redirectURI: origin + callback)
+        }
         await gateway.start()
         let token = try provider.token(issuedAt: SystemTimeSource().wallSeconds)
-        let base = "http://\(gateway.listenAddress)"
         var banner = """
             app-native-gateway \(GatewayVersion.current) — dev setup (DEV KEYS ONLY, never in production)
 
@@ -66,6 +79,10 @@ enum DevCommand {
             upstream     http://\(upstream.boundAddress)   (built-in demo: shows the identity it receives)
             apns         \(sink.map { "fake APNs on 127.0.0.1:\($0.port), every push recorded in \($0.recordPath)" } ?? sinkNote)
             tenant       \(DevIdentityProvider.tenantID)   audience \(DevIdentityProvider.audience)
+            sign-in      \(signInProvider.issuer)   (dev identity provider: sign-in page, token and end-session endpoints)
+
+            In a browser: open \(base)/ — it signs in through the dev identity provider (pick a dev
+            user; the one of another tenant is refused) and shows the demo upstream's page of who you are.
 
             A dev token (1 h, signed with keys/dev/entra-dev-rsa.pem):
               export TOKEN=\(token)
@@ -90,6 +107,7 @@ enum DevCommand {
         line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         _ = ProcessSignals.wait()
         gateway.shutdown()
+        signInProvider.shutdown()
         upstream.shutdown(gracePeriod: .milliseconds(200))
         return .success
     }

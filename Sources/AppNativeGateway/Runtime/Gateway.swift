@@ -20,6 +20,8 @@ public final class Gateway: Sendable {
     private let logger: Logger
 
     public let verifier: EntraTokenVerifier
+    /// The browser sign-in when `BROWSER_SIGN_IN` is on.
+    private let signIn: BrowserSignIn?
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
@@ -55,6 +57,13 @@ public final class Gateway: Sendable {
                                   logger: logger)
             }
         )
+        var signIn: BrowserSignIn?
+        if let signInConfiguration = identity.browserSignIn {
+            signIn = try BrowserSignIn(
+                configuration: signInConfiguration, authPathPrefix: identity.authPathPrefix, tenantID: identity.entra.tenantID,
+                leeway: identity.entra.leeway, metrics: metrics, logger: logger)
+        }
+        self.signIn = signIn
         let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
         let nativeMetrics = NativeRouteMetrics(registry: metrics)
@@ -82,6 +91,12 @@ public final class Gateway: Sendable {
             let native = NativeRouter(
                 loop: loop, configuration: configuration.native, metrics: nativeMetrics, registry: metrics, logger: logger
             )
+            var signInEndpoints: BrowserSignInEndpoints?
+            if let signIn, let cookies {
+                signInEndpoints = BrowserSignInEndpoints(
+                    loop: loop, signIn: signIn, cookies: cookies, accessPolicy: identity.accessPolicy,
+                    trustedProxies: configuration.trustedProxies, authPathPrefix: identity.authPathPrefix)
+            }
             return GatewayHandler(
                 loop: loop,
                 proxy: proxy,
@@ -89,6 +104,7 @@ public final class Gateway: Sendable {
                 appSiteAssociation: appSiteAssociation,
                 openAPIDocument: openAPIDocument,
                 settings: settings,
+                signIn: signInEndpoints,
                 metrics: identityMetrics,
                 logger: logger
             )
@@ -131,7 +147,9 @@ public final class Gateway: Sendable {
         pushServer?.start()
         let keys = verifier.keys
         keys.startRefreshing()
+        signIn?.start()
         await keys.waitForReloadInFlight()
+        await signIn?.waitUntilReady(timeout: .seconds(10))
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.

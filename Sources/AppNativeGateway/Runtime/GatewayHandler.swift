@@ -7,16 +7,23 @@ import AppNativeJSON
 import AppNativeProxy
 import AppNativeRoutes
 import AppNativeServer
+import AppNativeSignIn
 import Foundation
 
-/// The gateway's request path on one loop: its own endpoints, public paths, authentication,
-/// the Origin rule, identity headers, then the proxy.
+/// The gateway's request path on one loop: the routing table (`GatewayRoutes`) decides where a
+/// request goes; the gateway's own endpoints answer (`GatewayEndpoints`, and
+/// `BrowserSignInEndpoints` for the browser sign-in); everything else is authenticated, meets the
+/// Origin rule and authorization, gets its identity headers, then goes to a native route or the proxy.
 final class GatewayHandler: HTTPExchangeHandler {
     private let proxy: ProxyHandler
     private let native: NativeRouter
     private let settings: IdentitySettings
     private let metrics: IdentityMetrics
     private let logger: Logger
+    private let routes: GatewayRoutes
+    private let endpoints: GatewayEndpoints
+    /// The browser sign-in, when `BROWSER_SIGN_IN` is on.
+    private let signIn: BrowserSignInEndpoints?
     /// Identity header blocks and `Set-Cookie` fields of repeated identities (loop-owned).
     private var renderedIdentities: RenderedIdentities
     private let crossSite: CrossSiteRules
@@ -33,11 +40,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         /// The upstream, or a native route: the Origin rule and authorization first.
         case upstream(path: String, nativeRoute: NativeRoute?)
         /// `<AUTH_PATH_PREFIX>session`, `me`, `verify`: answered by the gateway itself.
-        case endpoint(AuthEndpoint)
-    }
-
-    private enum AuthEndpoint {
-        case session, me, verify
+        case endpoint(GatewayEndpoint)
     }
 
     /// A request for the upstream with its verified identity, on its way through authorization.
@@ -48,11 +51,6 @@ final class GatewayHandler: HTTPExchangeHandler {
         let refreshesCookie: Bool
     }
 
-    /// The apple-app-site-association document when `APPLE_APP_IDS` is set (else the upstream's).
-    private let appSiteAssociation: [UInt8]?
-    /// `<AUTH_PATH_PREFIX>openapi.json`.
-    private let openAPIDocument: [UInt8]
-
     init(
         loop: EventLoop,
         proxy: ProxyHandler,
@@ -60,17 +58,23 @@ final class GatewayHandler: HTTPExchangeHandler {
         appSiteAssociation: [UInt8]?,
         openAPIDocument: [UInt8],
         settings: IdentitySettings,
+        signIn: BrowserSignInEndpoints?,
         metrics: IdentityMetrics,
         logger: Logger
     ) {
         self.proxy = proxy
         renderedIdentities = RenderedIdentities(settings: settings)
-        crossSite = CrossSiteRules(allowedOrigins: settings.allowedOrigins)
+        let crossSite = CrossSiteRules(allowedOrigins: settings.allowedOrigins)
+        self.crossSite = crossSite
         keyReloads = OffLoopWait(loop: loop)
         hookCalls = OffLoopWait(loop: loop)
         self.native = native
-        self.appSiteAssociation = appSiteAssociation
-        self.openAPIDocument = openAPIDocument
+        routes = GatewayRoutes(
+            authPathPrefix: settings.authPathPrefix, publicPathPrefixes: settings.publicPathPrefixes,
+            servesAppSiteAssociation: appSiteAssociation != nil, crossSite: crossSite)
+        endpoints = GatewayEndpoints(
+            settings: settings, crossSite: crossSite, appSiteAssociation: appSiteAssociation, openAPIDocument: openAPIDocument)
+        self.signIn = signIn
         self.settings = settings
         self.metrics = metrics
         self.logger = logger
@@ -81,42 +85,25 @@ final class GatewayHandler: HTTPExchangeHandler {
     private let cookieName: String?
 
     func serve(_ exchange: HTTPExchange) {
-        // `OPTIONS *` (asterisk-form) concerns the server as a whole: rules see it as "/".
-        guard let path = RequestPath.checked(exchange.request.target).map({ $0 == "*" ? "/" : $0 }) else {
+        switch routes.route(exchange.request, native: native) {
+        case .badTarget:
             metrics.outcome("rejected", reason: "target")
             exchange.respondJSONError(status: 400, detail: "Bad Request")
-            return
-        }
-        if path == AppleAppSiteAssociation.path, let appSiteAssociation {
-            // Unauthenticated and never redirected: Apple's CDN fetches it without credentials.
-            exchange.respond(
-                status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=3600"], body: appSiteAssociation
-            )
-            return
-        }
-        if path.hasPrefix(settings.authPathPrefix) {
-            serveEndpoint(String(path.dropFirst(settings.authPathPrefix.count)), exchange)
-            return
-        }
-        if crossSite.isPreflight(exchange.request) {
+        case .appSiteAssociation:
+            endpoints.serveAppSiteAssociation(exchange)
+        case .endpoint(let endpoint):
+            serveEndpoint(endpoint, exchange)
+        case .unknownEndpoint:
+            exchange.respondJSONError(status: 404, detail: "Not Found")
+        case .preflight, .publicPath:
             forwardAnonymous(exchange)
-            return
-        }
-        // Native routes are matched before the public paths: they always need an identity.
-        var nativeRoute: NativeRoute?
-        switch native.match(path: path, method: exchange.request.method) {
-        case .route(let route):
-            nativeRoute = route
-        case .wrongMethod(let allowed):
+        case .nativeWrongMethod(let allowed):
             exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
-            return
-        case .none:
-            if isPublic(path) {
-                forwardAnonymous(exchange)
-                return
-            }
+        case .native(let path, let route):
+            authenticate(exchange, .upstream(path: path, nativeRoute: route))
+        case .upstream(let path):
+            authenticate(exchange, .upstream(path: path, nativeRoute: nil))
         }
-        authenticate(exchange, .upstream(path: path, nativeRoute: nativeRoute))
     }
 
     /// After authentication: an endpoint answers; a request for the upstream meets the Origin
@@ -276,10 +263,42 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .rejected(let rejection):
             metrics.outcome("rejected", reason: rejection.reason)
             exchange.logFields["auth.reason"] = rejection.reason
+            // A browser navigation without a valid credential is sent to sign in; every other
+            // request (and every 403/503) keeps its answer. Native routes never redirect.
+            if rejection.status == 401, case .upstream(_, nil) = admission, let signIn, signIn.isSignInNavigation(exchange.request) {
+                metrics.outcome("redirected", reason: "sign_in")
+                signIn.redirectToSignIn(exchange)
+                return
+            }
+            if rejection.status == 401, case .endpoint(.verify) = admission, let signIn,
+                let location = signIn.forwardAuthSignInLocation(exchange.request)
+            {
+                answerForwardAuthNavigation(exchange, rejection, location: location)
+                return
+            }
             reject(exchange, rejection)
         case .mustWait:
             preconditionFailure("resolved outcomes never wait")
         }
+    }
+
+    /// `verify` refused a navigation: the 401 carries the sign-in URL in `Location`, for a front
+    /// proxy to redirect to (nginx: `auth_request_set` + `error_page 401`), or, when the front
+    /// passes the answer on as it is (Caddy `forward_auth` with `uri …verify?sign_in=redirect`),
+    /// is that redirect.
+    private func answerForwardAuthNavigation(_ exchange: HTTPExchange, _ rejection: AuthRejection, location: String) {
+        let wantsRedirect = FormURLEncoding.parseQuery(ofTarget: exchange.request.target).contains {
+            $0.name == "sign_in" && $0.value == "redirect"
+        }
+        if wantsRedirect {
+            metrics.outcome("redirected", reason: "sign_in")
+            exchange.respond(status: 302, headers: ["Location": location, "Cache-Control": "no-store", "Content-Length": "0"])
+            return
+        }
+        var headers = HTTPHeaders()
+        for field in rejection.headers { headers.add(name: field.name, value: field.value) }
+        headers.add(name: "Location", value: location)
+        exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
     }
 
     private func reject(_ exchange: HTTPExchange, _ rejection: AuthRejection) {
@@ -302,55 +321,29 @@ final class GatewayHandler: HTTPExchangeHandler {
         proxy.forward(exchange, extraHeaders: HTTPHeaders(), strippedCookie: cookieName, keepsAuthorization: settings.passesAuthorization)
     }
 
-    // MARK: Rules
-
-    private func isPublic(_ path: String) -> Bool {
-        settings.publicPathPrefixes.contains { path.hasPrefix($0) }
-            || path == "/.well-known/apple-app-site-association"
-    }
-
     // MARK: Endpoints
 
-    /// Methods each endpoint answers (HEAD goes with GET); others get 405 with `Allow`.
-    /// `verify` takes every method: forward-auth proxies pass the original request's method.
-    static let endpointMethods: [String: [String]] = [
-        "jwks.json": ["GET"], "openapi.json": ["GET"], "me": ["GET"],
-        "session": ["GET", "POST"], "logout": ["POST"],
-        "verify": ["GET", "POST", "PUT", "PATCH", "DELETE"],
-    ]
-
-    private func serveEndpoint(_ name: String, _ exchange: HTTPExchange) {
-        if let methods = Self.endpointMethods[name] {
-            let method = exchange.request.method == "HEAD" ? "GET" : exchange.request.method
-            guard methods.contains(method) else {
-                let allowed = methods.contains("GET") ? methods + ["HEAD"] : methods
-                exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed.joined(separator: ", ")])
-                return
-            }
+    private func serveEndpoint(_ endpoint: GatewayEndpoint, _ exchange: HTTPExchange) {
+        if endpoint.isSignIn, signIn == nil {
+            exchange.respondJSONError(status: 404, detail: "Not Found")
+            return
         }
-        switch name {
-        case "jwks.json":
-            exchange.respond(
-                status: 200,
-                headers: ["Content-Type": "application/json", "Cache-Control": "max-age=300"],
-                body: Array(settings.assertions.jwksDocument.utf8)
-            )
-        case "openapi.json":
-            exchange.respond(status: 200, headers: ["Content-Type": "application/json"], body: openAPIDocument)
-        case "logout":
-            guard crossSite.allowsLogout(exchange.request) else {
-                metrics.outcome("rejected", reason: "origin")
-                exchange.respondJSONError(status: 403, detail: "Origin not allowed")
-                return
-            }
-            var headers: HTTPHeaders = ["Cache-Control": "no-store"]
-            if let cookies = settings.authenticator.cookies {
-                headers.add(name: "Set-Cookie", value: cookies.clearCookieHeader())
-            }
-            exchange.respond(status: 204, headers: headers)
-        case "session":
+        if let allowed = endpoint.disallowed(exchange.request.method) {
+            exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
+            return
+        }
+        switch endpoint {
+        case .jwks:
+            endpoints.serveKeySet(exchange)
+        case .openAPI:
+            endpoints.serveOpenAPI(exchange)
+        case .logout:
+            guard let clearing = endpoints.logoutClearing(exchange, metrics: metrics) else { return }
+            if let signIn, signIn.answerLogoutNavigation(exchange, clearing: clearing) { return }
+            endpoints.answerLogout(exchange, clearing: clearing)
+        case .session:
             guard BearerCredential.token(fromAuthorization: exchange.request.headers.first("Authorization")) != nil else {
-                reject(exchange, AuthRejectionTable.notAuthenticated)
+                reject(exchange, AuthRejection.notAuthenticatedPublic)
                 return
             }
             guard settings.authenticator.cookies != nil else {
@@ -358,80 +351,30 @@ final class GatewayHandler: HTTPExchangeHandler {
                 return
             }
             authenticate(exchange, .endpoint(.session))
-        case "me":
-            authenticate(exchange, .endpoint(.me))
-        case "verify":
-            authenticate(exchange, .endpoint(.verify))
-        default:
-            exchange.respondJSONError(status: 404, detail: "Not Found")
+        case .me, .verify:
+            authenticate(exchange, .endpoint(endpoint))
+        case .login:
+            signIn?.serveLogin(exchange)
+        case .callback:
+            signIn?.serveCallback(exchange)
+        case .signedOut:
+            signIn?.serveSignedOut(exchange)
         }
     }
 
     /// The answer of an endpoint to an authenticated request.
-    private func answer(_ endpoint: AuthEndpoint, _ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {
+    private func answer(_ endpoint: GatewayEndpoint, _ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {
         switch endpoint {
         case .session:
-            // Checked before authenticating too (404 comes before 401); answered here as well, so
-            // no path leaves the exchange without an answer.
-            guard let cookies = settings.authenticator.cookies else {
-                exchange.respondJSONError(status: 404, detail: "Sessions are not configured")
-                return
-            }
-            exchange.respond(status: 204, headers: [
-                "Set-Cookie": cookies.setCookieHeader(for: identity.user), "Cache-Control": "no-store",
-            ])
+            endpoints.answerSession(exchange, identity)
         case .me:
-            if refreshesCookie, let cookies = settings.authenticator.cookies {
-                exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
-            }
-            exchange.respond(
-                status: 200,
-                headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                body: Array(Self.meDocument(identity).utf8)
-            )
+            endpoints.answerMe(exchange, identity, refreshesCookie: refreshesCookie)
         case .verify:
-            // Forward-auth (nginx auth_request, Traefik ForwardAuth, Caddy forward_auth):
-            // 200 with the identity headers, or the rejection.
-            var headers = identityHeaders(identity)
-            // Every header of the profile, empty when the identity has no value: a front proxy
-            // copying a header the answer lacks would otherwise pass on whatever the client sent
-            // under that name, or (Caddy 2.6) its own unreplaced placeholder text.
-            for name in Self.optionalIdentityHeaders[settings.profile] ?? [] where !headers.contains(name) {
-                headers.add(name: name, value: "")
-            }
-            headers.add(name: "Cache-Control", value: "no-store")
-            headers.add(name: "Content-Length", value: "0")
-            exchange.respond(status: 200, headers: headers)
+            endpoints.answerVerify(exchange, identityHeaders: identityHeaders(identity))
+        default:
+            preconditionFailure("only session, me and verify are authenticated before they answer")
         }
     }
-
-    /// Identity headers a profile sends only when the identity has the value.
-    static let optionalIdentityHeaders: [IdentityHeaders.Profile: [String]] = [
-        .gateway: ["X-AppNative-User-Name", "X-AppNative-User-UPN", "X-AppNative-User-Roles"],
-        .oauth2Proxy: ["X-Forwarded-Groups"],
-    ]
-
-    /// `GET me`'s document, written by AppNativeJSON like every JSON answer.
-    static func meDocument(_ identity: VerifiedIdentity) -> String {
-        let user = identity.user
-        var fields: [(String, JSONValue)] = [
-            ("oid", .string(user.objectID)),
-            ("email", .string(user.email)),
-            ("tenant_id", .string(user.tenantID)),
-            ("auth_method", .string(identity.method.rawValue)),
-            ("expires_at", .number(JSONNumber(Int64(max(-9.0e15, min(identity.expiresAt, 9.0e15)))))),
-        ]
-        if let name = user.name { fields.append(("name", .string(name))) }
-        if let upn = user.upn { fields.append(("upn", .string(upn))) }
-        if !user.roles.isEmpty { fields.append(("roles", .array(user.roles.map { .string($0) }))) }
-        return JSONSerializer.string(.object(JSONObject(fields)))
-    }
-
-}
-
-/// Rejections the gateway's endpoints use directly.
-enum AuthRejectionTable {
-    static let notAuthenticated = AuthRejection.notAuthenticatedPublic
 }
 
 @available(*, unavailable, message: "loop-owned")

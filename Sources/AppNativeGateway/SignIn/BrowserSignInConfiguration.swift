@@ -1,0 +1,114 @@
+import AppNativeAuth
+import AppNativeClient
+public import AppNativeCrypto
+public import AppNativeSignIn
+
+/// The browser sign-in settings (`BROWSER_SIGN_IN` and what it needs), read only when it is on.
+public struct BrowserSignInConfiguration: Sendable {
+    /// What `POST {AUTH_PATH_PREFIX}logout` does besides clearing the cookie (`SIGN_OUT`).
+    public enum SignOut: String, Sendable {
+        /// The signed-out page; the provider's session stays.
+        case local
+        /// The provider's end-session endpoint, then back to the signed-out page.
+        case entra
+    }
+
+    /// `ENTRA_CLIENT_ID`: the web app registration; the ID token's `aud`.
+    public var clientID: String
+    /// How the client authenticates at the token endpoint (certificate files are read at start-up).
+    public var credential: ClientCredential
+    /// `OIDC_DISCOVERY_URL` (default: Entra's for the tenant on `ENTRA_AUTHORITY_HOST`).
+    public var discoveryURL: String
+    /// `PUBLIC_URL`: `scheme://host[:port]` the browser uses, without a trailing `/`.
+    public var publicURL: String?
+    /// `SIGN_IN_SCOPES`, space-separated, with `openid`.
+    public var scopes: String
+    public var signOut: SignOut
+    /// The session secrets (signing first): the state cookie's key is derived from them.
+    public var sessionSecrets: [SecretBytes]
+    /// Replace the provider's discovery and token endpoint (tests).
+    public var metadataFetcher: (any ProviderMetadataFetching)?
+    public var codeRedeemer: (any AuthorizationCodeRedeeming)?
+
+    public static let defaultScopes = "openid profile email"
+
+    /// The settings `config` lists (appended to the gateway's table).
+    public static let settings: [Setting] = [
+        Setting("BROWSER_SIGN_IN", default: "false", section: "Browser sign-in", "Sign browser navigations in with the OpenID provider (authorization code flow with PKCE); off: every unauthenticated request gets today's 401."),
+        Setting("ENTRA_CLIENT_ID", section: "Browser sign-in", "The web app registration that signs browsers in; the ID token's `aud`. Required when BROWSER_SIGN_IN=true."),
+        Setting("ENTRA_CLIENT_SECRET", section: "Browser sign-in", secret: true, "Client secret. One credential is required: this, a certificate, or AZURE_FEDERATED_TOKEN_FILE."),
+        Setting("ENTRA_CLIENT_CERTIFICATE_FILE", section: "Browser sign-in", "PEM certificate registered with the app (with ENTRA_CLIENT_KEY_FILE): `private_key_jwt` client assertions (RFC 7523)."),
+        Setting("ENTRA_CLIENT_KEY_FILE", section: "Browser sign-in", "PEM RSA private key of ENTRA_CLIENT_CERTIFICATE_FILE."),
+        Setting("AZURE_FEDERATED_TOKEN_FILE", section: "Browser sign-in", "Workload identity federation: the projected token file, read on each redemption and sent as the client assertion."),
+        Setting("OIDC_DISCOVERY_URL", default: "https://{ENTRA_AUTHORITY_HOST}/{tenant}/v2.0/.well-known/openid-configuration", section: "Browser sign-in", "Discovery document of the sign-in provider (https; http only for loopback). Its endpoints, `issuer` and `jwks_uri` serve the browser sign-in only."),
+        Setting("PUBLIC_URL", section: "Browser sign-in", "`https://host[:port]` browsers use; the redirect URI is `{PUBLIC_URL}{AUTH_PATH_PREFIX}callback`. Unset: from Host and the trusted forwarding fields."),
+        Setting("SIGN_IN_SCOPES", default: "openid profile email", section: "Browser sign-in", "Scopes requested at sign-in (space-separated; `openid` is required)."),
+        Setting("SIGN_OUT", default: "local", section: "Browser sign-in", "`local`: logout shows the signed-out page; `entra`: it also ends the provider's session (end-session endpoint)."),
+    ]
+
+    /// Reads the settings; `nil` when sign-in is off or a problem was reported.
+    static func read(_ reader: inout EnvironmentReader, entra: EntraConfiguration?) -> BrowserSignInConfiguration? {
+        guard reader.boolean("BROWSER_SIGN_IN", default: false) else { return nil }
+        let problemsBefore = reader.problems.count
+        let clientID = reader.string("ENTRA_CLIENT_ID") ?? ""
+        if clientID.isEmpty { reader.report("ENTRA_CLIENT_ID", "is required when BROWSER_SIGN_IN=true (the web app registration's client id)") }
+        let credential = readCredential(&reader)
+        var discoveryURL = reader.string("OIDC_DISCOVERY_URL")
+        if discoveryURL == nil, let entra { discoveryURL = HTTPProviderMetadataFetcher.entraDiscoveryURL(for: entra) }
+        if let discoveryURL {
+            do {
+                try URLPolicy.validateOutbound(url: discoveryURL, allowsCleartextOnLoopback: true)
+            } catch {
+                reader.report("OIDC_DISCOVERY_URL", "must be https (plain http only for a loopback address): \(error.code)")
+            }
+        }
+        var publicURL = reader.string("PUBLIC_URL")
+        if let text = publicURL {
+            let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+            if PublicOrigin(parsing: trimmed) == nil {
+                reader.report("PUBLIC_URL", "must be http(s)://host[:port] without path, query or user info, got \(text.debugDescription)")
+            }
+            publicURL = trimmed
+        }
+        let scopes = (reader.string("SIGN_IN_SCOPES") ?? defaultScopes).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
+            .map(String.init)
+        if !scopes.contains("openid") { reader.report("SIGN_IN_SCOPES", "must include openid") }
+        if scopes.contains(where: { !$0.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") } }) {
+            reader.report("SIGN_IN_SCOPES", "scopes are printable ASCII tokens separated by spaces")
+        }
+        var signOut = SignOut.local
+        if let text = reader.string("SIGN_OUT") {
+            if let parsed = SignOut(rawValue: text.lowercased()) { signOut = parsed } else {
+                reader.report("SIGN_OUT", "must be local or entra, got \(text.debugDescription)")
+            }
+        }
+        var secrets = [SecretBytes]()
+        if let secret = reader.environment["SESSION_SECRET"], !secret.isEmpty {
+            secrets.append(SecretBytes(utf8: secret))
+            if let previous = reader.environment["SESSION_SECRET_PREVIOUS"] {
+                secrets += previous.split(separator: ",").map { SecretBytes(utf8: String($0)) }
+            }
+        } else {
+            reader.report("SESSION_SECRET", "is required when BROWSER_SIGN_IN=true: a browser that signed in is kept signed in by the session cookie")
+        }
+        guard reader.problems.count == problemsBefore, let credential, let discoveryURL else { return nil }
+        return BrowserSignInConfiguration(
+            clientID: clientID, credential: credential, discoveryURL: discoveryURL, publicURL: publicURL,
+            scopes: scopes.joined(separator: " "), signOut: signOut, sessionSecrets: secrets)
+    }
+
+    private static func readCredential(_ reader: inout EnvironmentReader) -> ClientCredential? {
+        do {
+            guard let credential = try ClientCredential.fromEnvironment(reader.environment) else {
+                reader.report(
+                    "ENTRA_CLIENT_SECRET",
+                    "a client credential is required when BROWSER_SIGN_IN=true: ENTRA_CLIENT_SECRET, ENTRA_CLIENT_CERTIFICATE_FILE with ENTRA_CLIENT_KEY_FILE, or AZURE_FEDERATED_TOKEN_FILE")
+                return nil
+            }
+            return credential
+        } catch {
+            reader.report(error.variable, error.message)
+            return nil
+        }
+    }
+}
