@@ -1,5 +1,7 @@
 import AppNativeHTTP
+import AppNativeJSON
 public import AppNativeServer
+import AppNativeSignIn
 
 /// The built-in demo upstream of `make run`: shows the identity it received from the gateway and
 /// implements the native routes (a widget feed with every widget kind, approvals, option lookups,
@@ -7,10 +9,13 @@ public import AppNativeServer
 /// DEV ONLY: it trusts the identity headers because only the gateway can reach it (loopback).
 public final class DemoUpstreamHandler: HTTPExchangeHandler {
     private let nativePrefix: String
+    /// The gateway's `AUTH_PATH_PREFIX`, for the page's sign-out button.
+    private let authPathPrefix: String
     private var documentCount = 0
 
-    public init(nativePrefix: String = "/api") {
+    public init(nativePrefix: String = "/api", authPathPrefix: String = "/.auth/") {
         self.nativePrefix = nativePrefix
+        self.authPathPrefix = authPathPrefix
     }
 
     public func serve(_ exchange: HTTPExchange) {
@@ -39,19 +44,46 @@ public final class DemoUpstreamHandler: HTTPExchangeHandler {
         case ("POST", "devices"), ("POST", "locations"), ("POST", "notification-actions"), ("POST", "live-activities"):
             body = #"{"ok":true}"#
         default:
-            body = identityEcho(exchange, bodyBytes: bodyBytes)
+            let identity = exchange.request.headers.filter { $0.name.lowercased().hasPrefix("x-appnative-") }
+            if exchange.request.headers.first("Accept")?.contains("text/html") == true {
+                let page = Self.identityPage(identity: identity, method: exchange.request.method, target: target, logout: authPathPrefix + "logout")
+                exchange.respond(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(page.utf8))
+                return
+            }
+            body = Self.identityEcho(identity: identity, method: exchange.request.method, target: target, bodyBytes: bodyBytes)
         }
         exchange.respond(status: 200, headers: ["Content-Type": "application/json"], body: Array(body.utf8))
     }
 
-    private func identityEcho(_ exchange: HTTPExchange, bodyBytes: Int) -> String {
-        var identity: [String] = []
-        for field in exchange.request.headers where field.name.lowercased().hasPrefix("x-appnative-") {
-            identity.append("\(JSONErrorBody.quotedString(field.name)):\(JSONErrorBody.quotedString(field.value))")
-        }
-        return "{\"message\":\"hello from the demo upstream\",\"method\":\(JSONErrorBody.quotedString(exchange.request.method)),"
-            + "\"path\":\(JSONErrorBody.quotedString(exchange.request.target)),\"body_bytes\":\(bodyBytes),"
-            + "\"identity\":{\(identity.joined(separator: ","))}}\n"
+    /// The identity the gateway sent, as JSON (for `curl` and `fetch`).
+    private static func identityEcho(identity: [HTTPHeaders.Field], method: String, target: String, bodyBytes: Int) -> String {
+        let echo: JSONValue = .object(JSONObject([
+            ("message", .string("hello from the demo upstream")),
+            ("method", .string(method)),
+            ("path", .string(target)),
+            ("body_bytes", .number(JSONNumber(bodyBytes))),
+            ("identity", .object(JSONObject(identity.map { ($0.name, JSONValue.string($0.value)) }))),
+        ]))
+        return String(decoding: JSONSerializer.serialize(echo), as: UTF8.self) + "\n"
+    }
+
+    /// The identity the gateway sent, as a page (for a browser that signed in).
+    private static func identityPage(identity: [HTTPHeaders.Field], method: String, target: String, logout: String) -> String {
+        let rows = identity.map { "<tr><th>\(HTMLText.escaped($0.name))</th><td>\(HTMLText.escaped($0.value))</td></tr>" }
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>Demo upstream</title>
+            <style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:48rem}th{text-align:left;padding-right:1rem}</style>
+            </head><body>
+            <h1>Hello from the demo upstream</h1>
+            <p>The gateway verified who you are and sent it with <code>\(HTMLText.escaped(method)) \(HTMLText.escaped(target))</code>:</p>
+            <table id="identity">
+            \(rows.joined(separator: "\n"))
+            </table>
+            <form method="post" action="\(HTMLText.escaped(logout))"><button type="submit">Sign out</button></form>
+            </body></html>
+
+            """
     }
 
     public func exchangeDidEnd(_ exchange: HTTPExchange) {}

@@ -1,3 +1,4 @@
+import AppNativeHTTP
 import AppNativeSignIn
 
 /// An authorization request to the dev identity provider (RFC 6749 §4.1.1, RFC 7636 §4.3,

@@ -1,3 +1,5 @@
+import AppNativeSignIn
+
 /// The HTML pages of the dev identity provider: the user list of the authorize endpoint, an error
 /// page for requests that cannot be sent back, and the signed-out page.
 enum DevSignInPage {
@@ -6,14 +8,14 @@ enum DevSignInPage {
     static func userChoice(request: [(name: String, value: String)], users: [DevSignInUser], action: String) -> String {
         var hidden = ""
         for (name, value) in request {
-            hidden += "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape(value))\">\n"
+            hidden += "<input type=\"hidden\" name=\"\(HTMLText.escaped(name))\" value=\"\(HTMLText.escaped(value))\">\n"
         }
         var buttons = ""
         for user in users {
             let tenantNote = user.tenantID == DevIdentityProvider.tenantID ? "" : " (another tenant)"
             buttons += """
-                <button type="submit" name="user" value="\(escape(user.id))" id="user-\(escape(user.id))" data-user="\(escape(user.id))">\
-                <strong>\(escape(user.user.name))</strong> <span>\(escape(user.user.email))\(tenantNote)</span></button>
+                <button type="submit" name="user" value="\(HTMLText.escaped(user.id))" id="user-\(HTMLText.escaped(user.id))" data-user="\(HTMLText.escaped(user.id))">\
+                <strong>\(HTMLText.escaped(user.user.name))</strong> <span>\(HTMLText.escaped(user.user.email))\(tenantNote)</span></button>
 
                 """
         }
@@ -22,7 +24,7 @@ enum DevSignInPage {
             body: """
                 <h1>Sign in</h1>
                 <p>Dev identity provider (DEV ONLY). Choose who you are:</p>
-                <form method="post" action="\(escape(action))">
+                <form method="post" action="\(HTMLText.escaped(action))">
                 \(hidden)\(buttons)<button type="submit" name="cancel" value="1" id="cancel">Cancel</button>
                 </form>
                 """
@@ -31,7 +33,7 @@ enum DevSignInPage {
 
     /// A refusal shown to the person, for requests whose redirect URI cannot be trusted (RFC 6749 §4.1.2.1).
     static func error(_ message: String) -> String {
-        page(title: "Sign-in error — dev identity provider", body: "<h1>Sign-in error</h1>\n<p>\(escape(message))</p>")
+        page(title: "Sign-in error — dev identity provider", body: "<h1>Sign-in error</h1>\n<p>\(HTMLText.escaped(message))</p>")
     }
 
     static let signedOut = page(
@@ -42,29 +44,12 @@ enum DevSignInPage {
     private static func page(title: String, body: String) -> String {
         """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
+        <html lang="en"><head><meta charset="utf-8"><title>\(HTMLText.escaped(title))</title>
         <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto}button{display:block;width:100%;margin:.5rem 0;padding:.75rem;text-align:left}</style>
         </head><body>
         \(body)
         </body></html>
 
         """
-    }
-
-    /// Text or attribute content with the five HTML-significant characters escaped.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
     }
 }

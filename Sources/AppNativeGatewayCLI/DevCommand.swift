@@ -19,7 +19,7 @@ enum DevCommand {
         let upstream = try HTTPServer(
             configuration: ServerConfiguration(listenAddress: try SocketAddress(parsing: "127.0.0.1:0"), eventLoops: 1),
             metrics: MetricsRegistry()
-        ) { _ in DemoUpstreamHandler() }
+        ) { _ in DemoUpstreamHandler(authPathPrefix: environment["AUTH_PATH_PREFIX"] ?? "/.auth/") }
         upstream.start()
         // The dev identity provider's browser sign-in: discovery, a sign-in page of dev users,
         // the token and end-session endpoints, on a loopback port of its own.

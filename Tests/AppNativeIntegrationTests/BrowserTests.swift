@@ -8,20 +8,26 @@ import Testing
 /// script starts and stops everything itself and prints one line per case.
 @Suite("Browser (headless Chromium)", .serialized, .timeLimit(.minutes(15)))
 struct BrowserTests {
-    static func run(scheme: String) async throws {
+    /// Runs one of the browser scripts with `--only selection`; it passes when the script ran at
+    /// least one case and every case passed.
+    static func runScript(_ script: String, only selection: String, timeoutSeconds: Int) async throws {
         let root = ProcessRunner.repositoryRoot()
         let python = root + "/.build/python-tools/bin/python"
         try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/install-python-tools.sh (make test does)")
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "run scripts/install-deps.sh (make test does)")
         let result = try await ProcessRunner.run(
             python,
-            [root + "/Tests/Peers/browser_suite.py", "--gateway", GatewayExecutable.path, "--only", scheme, "--timeout", "720"]
+            [root + "/Tests/Peers/" + script, "--gateway", GatewayExecutable.path, "--only", selection, "--timeout", String(timeoutSeconds)]
         )
         let summary = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         #expect(
-            result.status == 0 && summary.hasSuffix(" 0 failed"),
-            "browser suite (\(scheme)) exited \(result.status):\n\(result.stdout.suffix(8000))\n\(result.stderr.suffix(3000))"
+            result.status == 0 && summary.hasSuffix(" 0 failed") && !summary.hasPrefix("0 passed"),
+            "\(script) (\(selection)) exited \(result.status):\n\(result.stdout.suffix(8000))\n\(result.stderr.suffix(3000))"
         )
+    }
+
+    static func run(scheme: String) async throws {
+        try await runScript("browser_suite.py", only: scheme, timeoutSeconds: 720)
     }
 
     @Test("over plain HTTP: WebView sign-in, cookie, Origin refusals, logout, errors, expiry")
@@ -36,19 +42,7 @@ struct BrowserTests {
 
     /// `Tests/Peers/browser_signin_suite.py`, once per OpenID provider.
     static func runSignIn(provider: String) async throws {
-        let root = ProcessRunner.repositoryRoot()
-        let python = root + "/.build/python-tools/bin/python"
-        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/install-python-tools.sh (make test does)")
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "run scripts/install-deps.sh (make test does)")
-        let result = try await ProcessRunner.run(
-            python,
-            [root + "/Tests/Peers/browser_signin_suite.py", "--gateway", GatewayExecutable.path, "--only", provider, "--timeout", "600"]
-        )
-        let summary = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(
-            result.status == 0 && summary.hasSuffix(" 0 failed") && !summary.hasPrefix("0 passed"),
-            "browser sign-in suite (\(provider)) exited \(result.status):\n\(result.stdout.suffix(8000))\n\(result.stderr.suffix(3000))"
-        )
+        try await runScript("browser_signin_suite.py", only: provider, timeoutSeconds: 600)
     }
 
     @Test("browser sign-in through the dev identity provider: round trip, 401 for fetch, redirects, replay, tenant, sign-out, two tabs")

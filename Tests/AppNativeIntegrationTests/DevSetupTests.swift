@@ -31,6 +31,14 @@ struct DevSetupTests {
         let me = try await blocking { try RawHTTPClient.get(port: port, "/.auth/me", headers: ["Cookie": cookie]) }
         #expect(me.status == 200)
         #expect(me.bodyText.contains("\"auth_method\":\"cookie\""))
+        // A browser that signed in sees the demo upstream's page of who it is, values escaped.
+        let page = try await blocking {
+            try RawHTTPClient.get(port: port, "/", headers: ["Cookie": cookie, "Accept": "text/html,application/xhtml+xml,*/*;q=0.8"])
+        }
+        #expect(page.status == 200)
+        #expect(page.head.headers.first("Content-Type") == "text/html; charset=utf-8")
+        #expect(page.bodyText.contains("<th>X-AppNative-User-Email</th><td>dev.user@example.com</td>"))
+        #expect(page.bodyText.contains("action=\"/.auth/logout\""))
         let jwks = try await blocking { try RawHTTPClient.get(port: port, "/.auth/jwks.json") }
         #expect(jwks.bodyText.contains("\"crv\":\"P-256\""))
         let exit = await gateway.terminate()

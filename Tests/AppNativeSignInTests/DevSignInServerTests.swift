@@ -3,6 +3,7 @@ import AppNativeClient
 import AppNativeCore
 import AppNativeCrypto
 import AppNativeDevPeers
+import AppNativeHTTP
 import AppNativeJSON
 import AppNativeServer
 import AppNativeSignIn

@@ -13,16 +13,12 @@ case failed, 2 when the set-up failed. Never prints a token, a code or a cookie.
 import argparse
 import json
 import os
-import re
-import signal
 import sys
 import tempfile
-import threading
-import traceback
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_suite import REDACTED, ROOT, UPSTREAM_SCRIPT, WAIT_MS, Child, check, redact, run  # noqa: E402
+from browser_suite import REDACTED, ROOT, UPSTREAM_SCRIPT, WAIT_MS, Child, check, redact, run, run_suite  # noqa: E402
 
 TENANT = "d0d0d0d0-0000-4000-8000-00000000de01"
 COOKIE = "bms_session"
@@ -274,40 +270,12 @@ def main():
     parser.add_argument("--timeout", type=float, default=600, help="seconds before the whole run is abandoned")
     args = parser.parse_args()
 
-    from playwright.sync_api import sync_playwright
+    def cases(suite):
+        for provider in suite.providers:
+            for name, body in sign_in_cases(suite, provider):
+                yield f"{provider.name}/{name}", body
 
-    suite = Suite(args)
-
-    def abandon(reason):
-        print(f"FAIL suite: {reason}", flush=True)
-        Child.stop_all()
-        suite.temp.cleanup()
-        os._exit(2)
-
-    watchdog = threading.Timer(args.timeout, abandon, [f"not finished after {args.timeout:.0f} s"])
-    watchdog.daemon = True
-    watchdog.start()
-    signal.signal(signal.SIGTERM, lambda *_: abandon("terminated"))
-    try:
-        with sync_playwright() as playwright:
-            try:
-                suite.start(playwright)
-            except Exception as error:  # noqa: BLE001
-                print(f"FAIL set-up: {redact(str(error))}", flush=True)
-                traceback.print_exc(file=sys.stderr)
-                return 2
-            for provider in suite.providers:
-                for name, body in sign_in_cases(suite, provider):
-                    suite.case(f"{provider.name}/{name}", body)
-            suite.browser.close()
-    finally:
-        Child.stop_all()
-    failed = sum(1 for _, reason in suite.results if reason is not None)
-    if args.screenshots:
-        print(f"screenshots in {suite.screenshots}", flush=True)
-    print(f"{len(suite.results) - failed} passed, {failed} failed", flush=True)
-    suite.temp.cleanup()
-    return 1 if failed else 0
+    return run_suite(Suite(args), args, cases)
 
 
 if __name__ == "__main__":

@@ -711,11 +711,23 @@ def main():
     parser.add_argument("--timeout", type=float, default=900, help="seconds before the whole run is abandoned")
     args = parser.parse_args()
 
-    from playwright.sync_api import sync_playwright
     global Error
     from playwright.sync_api import Error
 
-    suite = Suite(args)
+    def cases(suite):
+        for scheme in suite.schemes:
+            for group in (webview_cases, cross_origin_cases, logout_cases, error_cases, expiry_cases):
+                for name, body in group(suite, scheme):
+                    yield f"{scheme.name}/{name}", body
+
+    return run_suite(Suite(args), args, cases)
+
+
+def run_suite(suite, args, cases):
+    """Starts `suite` with a browser, runs every `(name, body)` of `cases(suite)` under a watchdog
+    of `args.timeout` seconds, stops every child, and returns the exit status: 0 when every case
+    passed, 1 when one failed, 2 when the set-up failed."""
+    from playwright.sync_api import sync_playwright
 
     def abandon(reason):
         print(f"FAIL suite: {reason}", flush=True)
@@ -735,10 +747,8 @@ def main():
                 print(f"FAIL set-up: {redact(str(error))}", flush=True)
                 traceback.print_exc(file=sys.stderr)
                 return 2
-            for scheme in suite.schemes:
-                for group in (webview_cases, cross_origin_cases, logout_cases, error_cases, expiry_cases):
-                    for name, body in group(suite, scheme):
-                        suite.case(f"{scheme.name}/{name}", body)
+            for name, body in cases(suite):
+                suite.case(name, body)
             suite.browser.close()
     finally:
         Child.stop_all()

@@ -26,14 +26,14 @@ public enum SignInPage: Sendable {
     ]
 
     static func document(title: String, sentence: String, link: (href: String, text: String), reason: String?) -> [UInt8] {
-        let code = reason.map { "<p class=\"code\">Reason: \(escaped($0))</p>\n" } ?? ""
+        let code = reason.map { "<p class=\"code\">Reason: \(HTMLText.escaped($0))</p>\n" } ?? ""
         let html = """
             <!doctype html>
             <html lang="en">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escaped(title))</title>
+            <title>\(HTMLText.escaped(title))</title>
             <style>
             body { font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto; padding: 0 1rem; color: #222; }
             h1 { font-size: 1.4rem; }
@@ -42,31 +42,14 @@ public enum SignInPage: Sendable {
             </style>
             </head>
             <body>
-            <h1>\(escaped(title))</h1>
-            <p>\(escaped(sentence))</p>
-            <a class="button" href="\(escaped(link.href))">\(escaped(link.text))</a>
+            <h1>\(HTMLText.escaped(title))</h1>
+            <p>\(HTMLText.escaped(sentence))</p>
+            <a class="button" href="\(HTMLText.escaped(link.href))">\(HTMLText.escaped(link.text))</a>
             \(code)</body>
             </html>
 
             """
         return Array(html.utf8)
-    }
-
-    /// HTML text and attribute escaping (the five characters that matter).
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }
 
@@ -74,7 +57,7 @@ extension SignInPage {
     /// A page that moves on to `returnPath` at once (a same-site navigation of our own): used
     /// when the session cookie is `SameSite=Strict`.
     public static func continuing(to returnPath: ReturnPath) -> [UInt8] {
-        let href = escaped(returnPath.value)
+        let href = HTMLText.escaped(returnPath.value)
         let html = """
             <!doctype html>
             <html lang="en">

@@ -1,5 +1,6 @@
 public import AppNativeClient
 public import AppNativeCore
+import AppNativeHTTP
 
 /// Redeems authorization codes at the provider's token endpoint (RFC 6749 §4.1.3 with the PKCE
 /// `code_verifier` of RFC 7636 §4.5): one form-encoded `POST` over libcurl, with a timeout, no

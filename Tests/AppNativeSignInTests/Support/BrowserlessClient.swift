@@ -2,6 +2,7 @@ import AppNativeAuth
 import AppNativeClient
 import AppNativeCore
 import AppNativeCrypto
+import AppNativeHTTP
 import AppNativeJSON
 import AppNativeSignIn
 

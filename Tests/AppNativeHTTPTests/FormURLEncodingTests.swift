@@ -1,9 +1,4 @@
-import AppNativeAuth
-import AppNativeClient
-import AppNativeCore
-import AppNativeCrypto
-import AppNativeJSON
-import AppNativeSignIn
+import AppNativeHTTP
 import Testing
 
 @Suite("Form encoding")

@@ -1,6 +1,6 @@
 /// The `application/x-www-form-urlencoded` serializer of the WHATWG URL Standard (§5.2): each
 /// name and value as UTF-8, bytes outside the unescaped set percent-encoded in upper-case hex,
-/// space as `+`, pairs joined by `&`. RFC 6749 §4.1.3 sends the token request in this format.
+/// space as `+`, pairs joined by `&`: token requests (RFC 6749 §4.1.3), forms and query strings.
 public enum FormURLEncoding: Sendable {
     /// The serialized form of `pairs`, in order.
     public static func serialize(_ pairs: [(name: String, value: String)]) -> [UInt8] {
