@@ -67,3 +67,27 @@ public struct HTTPRequest: Sendable {
         self.maxResponseBytes = maxResponseBytes
     }
 }
+
+extension HTTPRequest {
+    /// A request to a JSON endpoint of an identity service (a key set, a discovery document, a
+    /// token endpoint): `Accept: application/json` after any `headers` given, redirects returned
+    /// rather than followed, plain `http` only to a loopback address, `caFile` trusted.
+    public static func identityServiceJSON(
+        url: String,
+        method: String = "GET",
+        headers: [HTTPHeaderField] = [],
+        body: [UInt8]? = nil,
+        timeout: Duration,
+        connectTimeout: Duration,
+        maxResponseBytes: Int,
+        caFile: String?
+    ) -> HTTPRequest {
+        var request = HTTPRequest(
+            url: url, method: method, headers: headers + [HTTPHeaderField(name: "Accept", value: "application/json")], body: body,
+            timeout: timeout, maxResponseBytes: maxResponseBytes)
+        request.connectTimeout = connectTimeout
+        request.caFile = caFile
+        request.allowsCleartextOnLoopback = true
+        return request
+    }
+}

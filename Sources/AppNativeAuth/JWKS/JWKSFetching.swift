@@ -36,14 +36,9 @@ public struct HTTPJWKSFetcher: JWKSFetching {
     }
 
     public func fetchDocument() async throws -> [UInt8] {
-        var request = HTTPRequest(url: url)
-        request.headers = [HTTPHeaderField(name: "Accept", value: "application/json")]
-        request.timeout = socketTimeout * 2
-        request.connectTimeout = socketTimeout
-        request.maxResponseBytes = JSONWebKeySet.maxDocumentBytes
-        request.followsRedirects = false
-        request.caFile = caFile
-        request.allowsCleartextOnLoopback = true
+        let request = HTTPRequest.identityServiceJSON(
+            url: url, timeout: socketTimeout * 2, connectTimeout: socketTimeout, maxResponseBytes: JSONWebKeySet.maxDocumentBytes,
+            caFile: caFile)
         let response = try await client.send(request)
         guard (200..<300).contains(response.status) else { throw UnexpectedStatus(status: response.status) }
         return response.body

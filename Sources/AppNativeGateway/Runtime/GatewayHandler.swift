@@ -40,7 +40,12 @@ final class GatewayHandler: HTTPExchangeHandler {
         /// The upstream, or a native route: the Origin rule and authorization first.
         case upstream(path: String, nativeRoute: NativeRoute?)
         /// `<AUTH_PATH_PREFIX>session`, `me`, `verify`: answered by the gateway itself.
-        case endpoint(GatewayEndpoint)
+        case endpoint(AuthenticatedEndpoint)
+    }
+
+    /// The gateway's endpoints that answer only an authenticated request.
+    private enum AuthenticatedEndpoint {
+        case session, me, verify
     }
 
     /// A request for the upstream with its verified identity, on its way through authorization.
@@ -351,8 +356,10 @@ final class GatewayHandler: HTTPExchangeHandler {
                 return
             }
             authenticate(exchange, .endpoint(.session))
-        case .me, .verify:
-            authenticate(exchange, .endpoint(endpoint))
+        case .me:
+            authenticate(exchange, .endpoint(.me))
+        case .verify:
+            authenticate(exchange, .endpoint(.verify))
         case .login:
             signIn?.serveLogin(exchange)
         case .callback:
@@ -363,7 +370,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     }
 
     /// The answer of an endpoint to an authenticated request.
-    private func answer(_ endpoint: GatewayEndpoint, _ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {
+    private func answer(_ endpoint: AuthenticatedEndpoint, _ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {
         switch endpoint {
         case .session:
             endpoints.answerSession(exchange, identity)
@@ -371,8 +378,6 @@ final class GatewayHandler: HTTPExchangeHandler {
             endpoints.answerMe(exchange, identity, refreshesCookie: refreshesCookie)
         case .verify:
             endpoints.answerVerify(exchange, identityHeaders: identityHeaders(identity))
-        default:
-            preconditionFailure("only session, me and verify are authenticated before they answer")
         }
     }
 }

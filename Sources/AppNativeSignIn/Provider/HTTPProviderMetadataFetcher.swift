@@ -60,14 +60,9 @@ public struct HTTPProviderMetadataFetcher: ProviderMetadataFetching {
     ///   redirect included), `.malformed` (too large, not JSON, a rule of
     ///   `ProviderMetadata.validated(discoveryDocument:expectedIssuer:)` broken).
     public func fetchMetadata() async throws(SignInProviderError) -> ProviderMetadata {
-        var request = HTTPRequest(url: discoveryURL)
-        request.headers = [HTTPHeaderField(name: "Accept", value: "application/json")]
-        request.timeout = socketTimeout * 2
-        request.connectTimeout = socketTimeout
-        request.maxResponseBytes = ProviderMetadata.maxDocumentBytes
-        request.followsRedirects = false
-        request.caFile = caFile
-        request.allowsCleartextOnLoopback = true
+        let request = HTTPRequest.identityServiceJSON(
+            url: discoveryURL, timeout: socketTimeout * 2, connectTimeout: socketTimeout,
+            maxResponseBytes: ProviderMetadata.maxDocumentBytes, caFile: caFile)
         let response: HTTPResponse
         do {
             response = try await client.send(request)

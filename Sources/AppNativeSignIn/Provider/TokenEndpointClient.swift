@@ -56,18 +56,11 @@ public struct TokenEndpointClient: AuthorizationCodeRedeeming {
     ///   RFC 6749 §5.2 `error` when it is a plain token), `.malformed` (a 200 that is not a JSON
     ///   object with a non-empty `id_token`, or an answer over `maxAnswerBytes`).
     public func redeem(_ redemption: CodeRedemption) async throws(SignInProviderError) -> TokenEndpointAnswer {
-        var request = HTTPRequest(url: tokenEndpoint, method: "POST")
-        request.headers = [
-            HTTPHeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"),
-            HTTPHeaderField(name: "Accept", value: "application/json"),
-        ]
-        request.body = try formBody(for: redemption)
-        request.timeout = timeout
-        request.connectTimeout = min(timeout, .seconds(5))
-        request.maxResponseBytes = Self.maxAnswerBytes
-        request.followsRedirects = false
-        request.caFile = caFile
-        request.allowsCleartextOnLoopback = true
+        let request = HTTPRequest.identityServiceJSON(
+            url: tokenEndpoint, method: "POST",
+            headers: [HTTPHeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+            body: try formBody(for: redemption), timeout: timeout, connectTimeout: min(timeout, .seconds(5)),
+            maxResponseBytes: Self.maxAnswerBytes, caFile: caFile)
         let response: HTTPResponse
         do {
             response = try await client.send(request)
