@@ -30,6 +30,10 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
     /// Frame boundaries of each tunnel direction, so a close frame of ours never splits a frame.
     private var framesToClient = WebSocketFrameTracker()
     private var framesToUpstream = WebSocketFrameTracker()
+    /// The deadline of the credential a long-lived answer was admitted with (an event stream, a
+    /// WebSocket tunnel), and what to call when it passes; cancelled when the exchange and its
+    /// tunnel are over.
+    private var credentialExpiry: (timer: LoopTimer, onExpiry: () -> Void)?
     let requestID: String
     private(set) var upstreamStartedAt: UInt64 = 0
     private(set) var upstreamDuration: UInt64 = 0
@@ -374,6 +378,16 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
     func tunnelDidClose(_ tunnel: Tunnel) {
         tunnelUpstream?.close()
         self.tunnel = nil
+        cancelCredentialExpiry()
+    }
+
+    /// The client side's exchange is over (answered, aborted, or become a tunnel). Unless a
+    /// tunnel carries on, nothing is left for the credential's deadline to end.
+    func clientExchangeEnded() {
+        switch response {
+        case .tunnel, .endingTunnel: break
+        case .awaitingHead, .interim, .streaming, .collecting, .done, .finished: cancelCredentialExpiry()
+        }
     }
 
     // MARK: Credential expiry
@@ -385,6 +399,29 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
 
     /// How long a tunnel may take to reach a frame boundary once its credential expired.
     private static let tunnelEndingTimeout: Duration = .seconds(10)
+
+    /// Arms (or re-arms) the credential's deadline; see `ForwardedExchange.endWhenCredentialExpires`.
+    func endWhenCredentialExpires(after delay: Duration, onExpiry: @escaping () -> Void) {
+        let loop = exchange.loop
+        // Weak: the loop's heap holds the timer, and the timer must not keep an exchange alive
+        // that is over (it is cancelled then anyway).
+        let timer = credentialExpiry?.timer ?? loop.makeTimer { [weak self] in self?.credentialExpired() }
+        credentialExpiry = (timer, onExpiry)
+        loop.arm(timer, after: delay)
+    }
+
+    private func credentialExpired() {
+        guard let expiry = credentialExpiry else { return }
+        cancelCredentialExpiry()
+        expiry.onExpiry()
+        endForExpiredCredential()
+    }
+
+    private func cancelCredentialExpiry() {
+        guard let expiry = credentialExpiry else { return }
+        credentialExpiry = nil
+        exchange.loop.cancel(expiry.timer)
+    }
 
     /// Ends a long-lived answer whose credential expired, in a way the client can tell from a
     /// network failure: a WebSocket gets a close frame (code 4401), an event stream the end of

@@ -138,6 +138,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
 
     public func exchangeDidEnd(_ exchange: HTTPExchange) {
         let proxy = active.removeValue(forKey: ObjectIdentifier(exchange))
+        proxy?.clientExchangeEnded()
         accessLog.record(
             exchange,
             requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers, generator: requestIDs),
@@ -169,6 +170,14 @@ public final class ForwardedExchange {
     /// because the credential it was admitted with expired.
     public func endForExpiredCredential() {
         proxy?.endForExpiredCredential()
+    }
+
+    /// Ends the exchange as `endForExpiredCredential` does once `delay` has passed, calling
+    /// `onExpiry` first (for a log line). The deadline belongs to the exchange: it goes when the
+    /// exchange (or its tunnel) ends, whichever way, so a short stream admitted with a
+    /// long-lived credential leaves nothing behind.
+    public func endWhenCredentialExpires(after delay: Duration, onExpiry: @escaping () -> Void) {
+        proxy?.endWhenCredentialExpires(after: delay, onExpiry: onExpiry)
     }
 }
 

@@ -28,6 +28,8 @@ struct ForwardAuthTests {
                   proxy_pass_request_body off;
                   proxy_set_header Content-Length "";
                   proxy_set_header X-Original-URI $request_uri;
+                  proxy_set_header X-Original-Method $request_method;
+                  proxy_set_header Host $http_host;
                 }
                 location / {
                   auth_request /_verify;
@@ -122,6 +124,8 @@ struct ForwardAuthTests {
                   proxy_pass_request_body off;
                   proxy_set_header Content-Length "";
                   proxy_set_header X-Original-URI $request_uri;
+                  proxy_set_header X-Original-Method $request_method;
+                  proxy_set_header Host $http_host;
                 }
                 location /.auth/ {
                   proxy_pass http://127.0.0.1:\(gatewayPort);

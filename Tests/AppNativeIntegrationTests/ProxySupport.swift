@@ -57,7 +57,8 @@ struct ProxyFixture {
             "ENTRA_JWKS_URL": "http://127.0.0.1:\(upstream.port)/test-jwks",
             "SESSION_SECRET": sessionSecret, "SESSION_SECURE": "false", "PUBLIC_PATHS": "/",
         ]
-        env.merge(environment) { $1 }
+        // `{upstream}` in a value is the upstream peer's URL (an authorization hook it plays).
+        env.merge(environment.mapValues { $0.replacingOccurrences(of: "{upstream}", with: "http://127.0.0.1:\(upstream.port)") }) { $1 }
         let gateway = try await GatewayProcess.start(environment: env)
         return ProxyFixture(upstream: upstream, gateway: gateway)
     }

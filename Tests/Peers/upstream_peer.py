@@ -7,6 +7,7 @@ HTTP routes (any method):
   /echo...        200 JSON {method, target, version, headers: [[name, value]...], body_sha256, body_length}
   /sse            text/event-stream: event 1 at once, then waits for /sse-release, then event 2, end
   /sse-release    releases the pending /sse stream
+  /sse-short      text/event-stream: one event and the end (Content-Length)
   /slow?s=N       answers after N seconds
   /reset          sends a head and part of a body, then resets the connection
   /big?n=N        N bytes of body with Content-Length
@@ -127,6 +128,15 @@ class Handler(BaseHTTPRequestHandler):
             chunk(b"data: second\n\n")
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+        elif url.path == "/sse-short":
+            # One event and the end: a short-lived event stream (the credential outlives it).
+            body = b"data: one\n\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
         elif url.path == "/sse-release":
             release.set()
             self.send(200, b"{}")

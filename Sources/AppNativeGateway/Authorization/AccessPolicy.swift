@@ -15,12 +15,24 @@ import Foundation
 /// ```
 public struct AccessPolicy: Sendable {
     public struct Rule: Sendable {
-        public var pathPrefix: String
+        /// The rule's path, matched on segment boundaries.
+        public var pathPrefix: String {
+            get { prefix.description }
+            set { prefix = PathPrefix(newValue) }
+        }
+        var prefix: PathPrefix
         /// Upper-case methods; empty: every method.
         public var methods: [String]
         /// Any one of these roles or groups grants access; both empty: any verified user.
         public var roles: [String]
         public var groups: [String]
+
+        public init(pathPrefix: String, methods: [String] = [], roles: [String] = [], groups: [String] = []) {
+            prefix = PathPrefix(pathPrefix)
+            self.methods = methods
+            self.roles = roles
+            self.groups = groups
+        }
     }
 
     public let rules: [Rule]
@@ -63,9 +75,10 @@ public struct AccessPolicy: Sendable {
         return AccessPolicy(rules: rules)
     }
 
-    /// Whether `user` may send `method` to `path`.
+    /// Whether `user` may send `method` to `path`. A rule's path matches on segment boundaries
+    /// (`/admin` and `/admin/` cover `/admin` and `/admin/x`, not `/administration`).
     public func allows(_ user: UserIdentity, method: String, path: String) -> Bool {
-        guard let rule = rules.first(where: { path.hasPrefix($0.pathPrefix) && ($0.methods.isEmpty || $0.methods.contains(method)) }) else {
+        guard let rule = rules.first(where: { $0.prefix.matches(path) && ($0.methods.isEmpty || $0.methods.contains(method)) }) else {
             return true
         }
         if rule.roles.isEmpty && rule.groups.isEmpty { return true }

@@ -92,6 +92,25 @@ struct GatewayEndpoints {
         exchange.respond(status: 200, headers: headers)
     }
 
+    /// Forward-auth for a request served without credentials (public paths, preflights, the
+    /// gateway's own endpoints): 200 with every identity field of the profile empty, so a front
+    /// proxy copying them replaces whatever the client sent under those names.
+    func answerVerifyAnonymous(_ exchange: HTTPExchange) {
+        var headers = HTTPHeaders()
+        for name in Self.allIdentityHeaders[settings.profile] ?? [] { headers.add(name: name, value: "") }
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "Content-Length", value: "0")
+        exchange.respond(status: 200, headers: headers)
+    }
+
+    /// Every identity field a profile can send, the assertion included.
+    static let allIdentityHeaders: [IdentityHeaders.Profile: [String]] = Dictionary(
+        uniqueKeysWithValues: IdentityHeaders.Profile.allCases.map { profile in
+            let every = IdentityHeaders.headers(
+                profile: profile, objectID: "", email: "", name: "", upn: "", tenantID: "", method: "", roles: [""], assertion: "")
+            return (profile, every.map(\.name))
+        })
+
     /// Identity headers a profile sends only when the identity has the value.
     static let optionalIdentityHeaders: [IdentityHeaders.Profile: [String]] = [
         .gateway: ["X-AppNative-User-Name", "X-AppNative-User-UPN", "X-AppNative-User-Roles"],

@@ -38,22 +38,35 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// the authorization hook has to be waited for.
     private enum Admission {
         /// The upstream, or a native route: the Origin rule and authorization first.
-        case upstream(path: String, nativeRoute: NativeRoute?)
-        /// `<AUTH_PATH_PREFIX>session`, `me`, `verify`: answered by the gateway itself.
+        case upstream(path: DecisionPath, nativeRoute: NativeRoute?)
+        /// Forward-auth `verify`: the original request a front proxy asks about, judged by the
+        /// same Origin rule and authorization as a request for the upstream; 200 instead of the
+        /// upstream.
+        case forwardAuth(original: HTTPRequestHead, path: DecisionPath)
+        /// `<AUTH_PATH_PREFIX>session`, `me`: answered by the gateway itself.
         case endpoint(AuthenticatedEndpoint)
     }
 
     /// The gateway's endpoints that answer only an authenticated request.
     private enum AuthenticatedEndpoint {
-        case session, me, verify
+        case session, me
     }
 
-    /// A request for the upstream with its verified identity, on its way through authorization.
+    /// An authenticated request on its way through the Origin rule and authorization.
     private struct Admitted {
-        let path: String
-        let nativeRoute: NativeRoute?
+        /// The request the rules judge: the exchange's own, or the original request behind
+        /// `verify`.
+        let request: HTTPRequestHead
+        let path: DecisionPath
+        let destination: Destination
         let identity: VerifiedIdentity
         let refreshesCookie: Bool
+    }
+
+    /// Where an admitted request goes: the upstream (or a native route), or `verify`'s 200.
+    private enum Destination {
+        case upstream(NativeRoute?)
+        case verify
     }
 
     init(
@@ -75,7 +88,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         hookCalls = OffLoopWait(loop: loop)
         self.native = native
         routes = GatewayRoutes(
-            authPathPrefix: settings.authPathPrefix, publicPathPrefixes: settings.publicPathPrefixes,
+            authPathPrefix: settings.authPathPrefix, publicPathPrefixes: settings.publicPathPrefixes.map(PathPrefix.init),
             servesAppSiteAssociation: appSiteAssociation != nil, crossSite: crossSite)
         endpoints = GatewayEndpoints(
             settings: settings, crossSite: crossSite, appSiteAssociation: appSiteAssociation, openAPIDocument: openAPIDocument)
@@ -111,8 +124,8 @@ final class GatewayHandler: HTTPExchangeHandler {
         }
     }
 
-    /// After authentication: an endpoint answers; a request for the upstream meets the Origin
-    /// rule, then authorization.
+    /// After authentication: an endpoint answers; a request for the upstream, and the original
+    /// request behind `verify`, meet the Origin rule, then authorization.
     private func authenticated(
         _ exchange: HTTPExchange, _ admission: Admission, _ identity: VerifiedIdentity, refreshesCookie: Bool
     ) {
@@ -120,26 +133,42 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .endpoint(let endpoint):
             answer(endpoint, exchange, identity, refreshesCookie: refreshesCookie)
         case .upstream(let path, let nativeRoute):
-            guard crossSite.allowsCredentialedRequest(exchange.request, method: identity.method) else {
-                metrics.outcome("rejected", reason: "origin")
-                exchange.respondJSONError(status: 403, detail: "Origin not allowed")
-                return
-            }
-            authorize(
-                exchange,
-                Admitted(path: path, nativeRoute: nativeRoute, identity: identity, refreshesCookie: refreshesCookie))
+            admit(exchange, Admitted(
+                request: exchange.request, path: path, destination: .upstream(nativeRoute), identity: identity,
+                refreshesCookie: refreshesCookie))
+        case .forwardAuth(let original, let path):
+            admit(exchange, Admitted(request: original, path: path, destination: .verify, identity: identity, refreshesCookie: false))
         }
     }
 
+    /// The Origin rule, then authorization, on the request `admitted` judges.
+    private func admit(_ exchange: HTTPExchange, _ admitted: Admitted) {
+        guard crossSite.allowsCredentialedRequest(admitted.request, method: admitted.identity.method) else {
+            metrics.outcome("rejected", reason: "origin")
+            exchange.respondJSONError(status: 403, detail: "Origin not allowed")
+            return
+        }
+        authorize(exchange, admitted)
+    }
+
     /// After authorization: the identity fields (and the hook's) to the upstream, the session
-    /// cookie to the client, then the native route or the proxy.
+    /// cookie to the client, then the native route or the proxy; or, for `verify`, the same
+    /// fields on its 200 for the front proxy to copy.
     private func authorized(_ exchange: HTTPExchange, _ admitted: Admitted, hookHeaders: HTTPHeaders) {
         let identity = admitted.identity
         let rendered = rendered(identity, issuingCookie: admitted.refreshesCookie)
         exchange.extraResponseHeaders.append(contentsOf: rendered.setCookie)
         var headers = rendered.identity
         headers.append(contentsOf: hookHeaders)
-        if let nativeRoute = admitted.nativeRoute {
+        let nativeRoute: NativeRoute?
+        switch admitted.destination {
+        case .verify:
+            endpoints.answerVerify(exchange, identityHeaders: headers)
+            return
+        case .upstream(let route):
+            nativeRoute = route
+        }
+        if let nativeRoute {
             serveNative(nativeRoute, exchange, identityHeaders: headers)
             return
         }
@@ -159,7 +188,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     private func authorize(_ exchange: HTTPExchange, _ admitted: Admitted) {
         let identity = admitted.identity
         if let policy = settings.accessPolicy,
-            !policy.allows(identity.user, method: exchange.request.method, path: admitted.path)
+            !admitted.path.everyReading({ policy.allows(identity.user, method: admitted.request.method, path: $0) })
         {
             metrics.outcome("rejected", reason: "policy")
             reject(exchange, .notAllowed)
@@ -225,11 +254,11 @@ final class GatewayHandler: HTTPExchangeHandler {
         guard isWebSocket || request.headers.containsMediaType("text/event-stream", inField: "Accept") else { return }
         let remaining = identity.expiresAt + settings.credentialExpiryGrace.seconds - SystemTimeSource().wallSeconds
         // Rounded up: the credential is accepted until its exp + leeway, and the grace is at least
-        // the leeway only if the close never comes early.
-        exchange.loop.schedule(after: .milliseconds(Int64((max(0, min(remaining, 1e9)) * 1000).rounded(.up)))) { [weak exchange, logger] in
-            guard let exchange, exchange.holdsConnection else { return }
-            logger.info("ending a long-lived connection: its credential expired", ["user.oid": identity.user.objectID])
-            forwarded.endForExpiredCredential()
+        // the leeway only if the close never comes early. The deadline goes with the exchange.
+        let objectID = identity.user.objectID
+        forwarded.endWhenCredentialExpires(after: .milliseconds(Int64((max(0, min(remaining, 1e9)) * 1000).rounded(.up)))) {
+            [logger] in
+            logger.info("ending a long-lived connection: its credential expired", ["user.oid": objectID])
         }
     }
 
@@ -275,8 +304,8 @@ final class GatewayHandler: HTTPExchangeHandler {
                 signIn.redirectToSignIn(exchange)
                 return
             }
-            if rejection.status == 401, case .endpoint(.verify) = admission, let signIn,
-                let location = signIn.forwardAuthSignInLocation(exchange.request)
+            if rejection.status == 401, case .forwardAuth(let original, _) = admission, let signIn,
+                let location = signIn.forwardAuthSignInLocation(original)
             {
                 answerForwardAuthNavigation(exchange, rejection, location: location)
                 return
@@ -359,7 +388,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .me:
             authenticate(exchange, .endpoint(.me))
         case .verify:
-            authenticate(exchange, .endpoint(.verify))
+            serveVerify(exchange)
         case .login:
             signIn?.serveLogin(exchange)
         case .callback:
@@ -376,8 +405,38 @@ final class GatewayHandler: HTTPExchangeHandler {
             endpoints.answerSession(exchange, identity)
         case .me:
             endpoints.answerMe(exchange, identity, refreshesCookie: refreshesCookie)
-        case .verify:
-            endpoints.answerVerify(exchange, identityHeaders: identityHeaders(identity))
+        }
+    }
+
+    /// Forward-auth: the front proxy asks whether the request it holds may pass. That original
+    /// request (`ForwardAuthRequest`) is routed by the same table and judged by the same rules as
+    /// a request the gateway proxies itself, and gets the same answer, except that a request the
+    /// proxy path would forward gets 200 with the identity fields (and the hook's) instead.
+    private func serveVerify(_ exchange: HTTPExchange) {
+        let original: HTTPRequestHead
+        switch ForwardAuthRequest.original(of: exchange.request) {
+        case .failure(let problem):
+            metrics.outcome("rejected", reason: problem.reason)
+            exchange.logFields["auth.reason"] = problem.reason
+            exchange.respondJSONError(status: 400, detail: problem.detail)
+            return
+        case .success(let request):
+            original = request
+        }
+        switch routes.route(original, native: native) {
+        case .badTarget:
+            metrics.outcome("rejected", reason: "target")
+            exchange.respondJSONError(status: 400, detail: "Bad Request")
+        case .unknownEndpoint:
+            exchange.respondJSONError(status: 404, detail: "Not Found")
+        case .nativeWrongMethod(let allowed):
+            exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
+        case .appSiteAssociation, .endpoint, .preflight, .publicPath:
+            // Served without credentials on the proxy path too (the gateway's own endpoints
+            // apply their own rules when the front proxy sends them there).
+            endpoints.answerVerifyAnonymous(exchange)
+        case .native(let path, _), .upstream(let path):
+            authenticate(exchange, .forwardAuth(original: original, path: path))
         }
     }
 }

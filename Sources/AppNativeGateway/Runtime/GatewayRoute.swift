@@ -14,18 +14,18 @@ enum GatewayRoute {
     /// A CORS preflight: forwarded without credentials.
     case preflight
     /// A native route with its method; it always needs an identity.
-    case native(path: String, NativeRoute)
+    case native(path: DecisionPath, NativeRoute)
     case nativeWrongMethod(allowed: String)
     /// `PUBLIC_PATHS` and the upstream's own apple-app-site-association: forwarded anonymously.
     case publicPath
     /// Anything else: authenticated, then the upstream.
-    case upstream(path: String)
+    case upstream(path: DecisionPath)
 }
 
 /// The table itself: the endpoint prefix, the public paths and the native routes.
 struct GatewayRoutes {
     let authPathPrefix: String
-    let publicPathPrefixes: [String]
+    let publicPathPrefixes: [PathPrefix]
     let servesAppSiteAssociation: Bool
     let crossSite: CrossSiteRules
 
@@ -37,15 +37,17 @@ struct GatewayRoutes {
             return GatewayEndpoint(rawValue: String(path.dropFirst(authPathPrefix.count))).map(GatewayRoute.endpoint) ?? .unknownEndpoint
         }
         if crossSite.isPreflight(request) { return .preflight }
-        // Native routes are matched before the public paths: they always need an identity.
-        switch native.match(path: path, method: request.method) {
-        case .route(let route): return .native(path: path, route)
+        let decision = DecisionPath(path)
+        // Native routes are matched before the public paths: they always need an identity. They
+        // are matched without `;` parameters, so none carries a native request past validation.
+        switch native.match(path: decision.routed, method: request.method) {
+        case .route(let route): return .native(path: decision, route)
         case .wrongMethod(let allowed): return .nativeWrongMethod(allowed: allowed)
-        case .none: return isPublic(path) ? .publicPath : .upstream(path: path)
+        case .none: return decision.everyReading(isPublic) ? .publicPath : .upstream(path: decision)
         }
     }
 
     private func isPublic(_ path: String) -> Bool {
-        publicPathPrefixes.contains { path.hasPrefix($0) } || path == AppleAppSiteAssociation.path
+        publicPathPrefixes.contains { $0.matches(path) } || path == AppleAppSiteAssociation.path
     }
 }

@@ -3,8 +3,11 @@
 ///
 /// Absolute-form targets (RFC 9112 §3.2.2) are reduced to their path, as the proxy forwards them.
 /// Spellings that upstreams normalize differently are refused rather than guessed at: empty or
-/// dot segments (RFC 3986 §5.2.4), `//`, backslashes, and percent-encoded unreserved characters or
-/// `/` (RFC 3986 §6.2.2.2). A policy check on `/admin` is then a check on what reaches `/admin`.
+/// dot segments (RFC 3986 §5.2.4) — also when `;` parameters follow them (`..;`, which servlet
+/// containers read as `..`) — segments that are nothing but parameters, `//`, backslashes, and
+/// percent-encoded unreserved characters or `/` (RFC 3986 §6.2.2.2, so `%2e` never spells a dot).
+/// A policy check on `/admin` is then a check on what reaches `/admin`; `DecisionPath` gives the
+/// readings of a path that keeps `;` parameters in ordinary segments.
 enum RequestPath {
     /// The checked path, or `nil` for a target that must be answered 400.
     static func checked(_ target: String) -> String? {
@@ -44,9 +47,13 @@ enum RequestPath {
                 if bytes[index] == UInt8(ascii: "\\") { return .some(nil) }
                 if index + 1 < end && bytes[index + 1] == slash { return .some(nil) }
             }
-            let length = index - segmentStart
+            // The segment's name: what precedes its `;` parameters, which servlet containers drop.
+            var nameEnd = segmentStart
+            while nameEnd < index && bytes[nameEnd] != UInt8(ascii: ";") { nameEnd += 1 }
+            let length = nameEnd - segmentStart
             if (length == 1 && bytes[segmentStart] == UInt8(ascii: "."))
                 || (length == 2 && bytes[segmentStart] == UInt8(ascii: ".") && bytes[segmentStart + 1] == UInt8(ascii: "."))
+                || (length == 0 && nameEnd < index)
             {
                 return .some(nil)
             }
@@ -93,7 +100,11 @@ enum RequestPath {
         }
         guard path.hasPrefix("/") else { return nil }
         if path.contains("//") || path.contains("\\") { return nil }
-        if path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == "." || $0 == ".." }) {
+        let isDotOrBareParameters = { (segment: Substring) -> Bool in
+            let name = segment.prefix { $0 != ";" }
+            return name == "." || name == ".." || (name.isEmpty && !segment.isEmpty)
+        }
+        if path.split(separator: "/", omittingEmptySubsequences: false).contains(where: isDotOrBareParameters) {
             return nil
         }
         var index = path.startIndex

@@ -49,13 +49,12 @@ final class BrowserSignInEndpoints {
     }
 
     /// Where a forward-auth front proxy sends a navigation that `verify` refused with 401:
-    /// `{AUTH_PATH_PREFIX}login?redirect=<the original URI>`, taken from `X-Forwarded-Uri`
-    /// (Caddy, Traefik) or `X-Original-URI` (the usual nginx set-up). `nil` for anything that is
-    /// not a sign-in navigation, which keeps its plain 401.
-    func forwardAuthSignInLocation(_ request: HTTPRequestHead) -> String? {
-        guard isSignInNavigation(request) else { return nil }
-        let original = request.headers.first("X-Forwarded-Uri") ?? request.headers.first("X-Original-URI")
-        let query = FormURLEncoding.serialize([(name: "redirect", value: ReturnPath.orRoot(original).value)])
+    /// `{AUTH_PATH_PREFIX}login?redirect=<the original URI>`, for `original`, the request the
+    /// proxy asked about (`ForwardAuthRequest`). `nil` for anything that is not a sign-in
+    /// navigation, which keeps its plain 401.
+    func forwardAuthSignInLocation(_ original: HTTPRequestHead) -> String? {
+        guard isSignInNavigation(original) else { return nil }
+        let query = FormURLEncoding.serialize([(name: "redirect", value: ReturnPath.orRoot(original.target).value)])
         return loginPath + "?" + String(decoding: query, as: UTF8.self)
     }
 
