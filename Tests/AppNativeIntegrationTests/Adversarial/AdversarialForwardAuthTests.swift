@@ -8,7 +8,7 @@ import Testing
 /// path checks, public paths, the access policy with its methods, the authorization hook and the
 /// Origin rule. First asked directly, as a front proxy asks, then through real nginx and Caddy.
 @Suite("Adversarial: forward-auth verify", .serialized)
-struct ForwardAuthDoorTests {
+struct AdversarialForwardAuthTests {
     /// `/admin/` needs the Admin role; `POST /reports/` too; everything else any user.
     static let policy = #"{"rules":[{"path":"/admin/","roles":["Admin"]},{"path":"/reports","methods":["POST"],"roles":["Admin"]}]}"#
 

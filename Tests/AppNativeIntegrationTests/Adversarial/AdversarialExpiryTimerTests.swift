@@ -7,7 +7,7 @@ import Testing
 /// the deadline must go with its exchange. A short stream admitted with a token valid for hours
 /// must leave nothing behind, or memory grows with every stream until the tokens expire.
 @Suite("Adversarial: credential-expiry deadlines", .serialized)
-struct ExpiryTimerTests {
+struct AdversarialExpiryTimerTests {
     static let streams = 20_000
     static let connections = 4
 

@@ -5,10 +5,10 @@ import Testing
 
 /// `;` path parameters and prefixes that end inside a segment, at every door that matches a path:
 /// public paths, the access policy, native routes and the gateway's endpoints (forward-auth's
-/// `verify` is in ForwardAuthDoorTests). Servlet containers drop `;` parameters before routing,
+/// `verify` is in AdversarialForwardAuthTests). Servlet containers drop `;` parameters before routing,
 /// so `/public/..;/admin/users` is `/admin/users` to Tomcat, Jetty and Spring.
 @Suite("Adversarial: path parameters and prefix boundaries", .serialized)
-struct PathDoorTests {
+struct AdversarialPathTests {
     static let policy = #"{"rules":[{"path":"/echo/admin","roles":["Admin"]}]}"#
 
     static func withGateway<T>(publicPaths: String, _ body: (Int) async throws -> T) async throws -> T {
