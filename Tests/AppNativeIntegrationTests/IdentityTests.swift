@@ -148,10 +148,14 @@ struct IdentityTests {
                 port: port, method: "POST", "/.auth/logout", headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(port)"])
         }
         #expect(sameSite.status == 204)
-        let verify = try await blocking { try RawHTTPClient.get(port: port, "/.auth/verify", headers: ["Cookie": cookie]) }
+        // Forward-auth: what a front proxy asks about the request it holds.
+        let original = ["X-Original-URI": "/echo", "X-Original-Method": "GET"]
+        let verify = try await blocking {
+            try RawHTTPClient.get(port: port, "/.auth/verify", headers: original.merging(["Cookie": cookie]) { $1 })
+        }
         #expect(verify.status == 200)
         #expect(Self.header(verify, "X-AppNative-User-Email") == "dev.user@example.com")
-        let denied = try await blocking { try RawHTTPClient.get(port: port, "/.auth/verify") }
+        let denied = try await blocking { try RawHTTPClient.get(port: port, "/.auth/verify", headers: original) }
         #expect(denied.status == 401)
     }
 

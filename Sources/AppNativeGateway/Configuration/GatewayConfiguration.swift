@@ -66,7 +66,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("PASS_AUTHORIZATION", default: "false", section: "Identity", "Keep `Authorization` on upstream requests (backends still checking tokens)."),
         Setting("ASSERTION_KEYS", section: "Identity", secret: true, "PEM P-256 private key(s) signing `X-AppNative-Identity`; all published, the first signs. Unset: an ephemeral key (replicas disagree)."),
         Setting("ASSERTION_AUDIENCE", default: "app-native-upstream", section: "Identity", "`aud` of the identity assertion."),
-        Setting("PUBLIC_PATHS", section: "Identity", "Path prefixes served without credentials, comma-separated."),
+        Setting("PUBLIC_PATHS", section: "Identity", "Path prefixes served without credentials, comma-separated; matched on segment boundaries (`/public` covers `/public/x`, not `/publication`)."),
         Setting("AUTH_PATH_PREFIX", default: "/.auth/", section: "Identity", "Prefix of the gateway's endpoints: me, session, logout, verify, jwks.json."),
         Setting("CLOCK_SKEW_LEEWAY", default: "30", section: "Identity", "Seconds (0–300) a credential is still accepted after its `exp` (and before its `nbf`/`iat`): one leeway for Entra tokens and session cookies."),
         Setting("CREDENTIAL_EXPIRY_GRACE", default: "30", section: "Identity", "Seconds after a credential's expiry at which its WebSocket tunnel or event stream is closed; at least CLOCK_SKEW_LEEWAY (else `config check` refuses it), so the expired credential cannot reopen it."),
