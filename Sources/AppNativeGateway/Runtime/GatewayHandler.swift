@@ -160,25 +160,20 @@ final class GatewayHandler: HTTPExchangeHandler {
         exchange.extraResponseHeaders.append(contentsOf: rendered.setCookie)
         var headers = rendered.identity
         headers.append(contentsOf: hookHeaders)
-        let nativeRoute: NativeRoute?
         switch admitted.destination {
         case .verify:
             endpoints.answerVerify(exchange, identityHeaders: headers)
-            return
-        case .upstream(let route):
-            nativeRoute = route
-        }
-        if let nativeRoute {
+        case .upstream(let nativeRoute?):
             serveNative(nativeRoute, exchange, identityHeaders: headers)
-            return
+        case .upstream(nil):
+            let forwarded = proxy.forward(
+                exchange,
+                extraHeaders: headers,
+                strippedCookie: cookieName,
+                keepsAuthorization: settings.passesAuthorization
+            )
+            closeWhenCredentialExpires(exchange, forwarded, identity: identity)
         }
-        let forwarded = proxy.forward(
-            exchange,
-            extraHeaders: headers,
-            strippedCookie: cookieName,
-            keepsAuthorization: settings.passesAuthorization
-        )
-        closeWhenCredentialExpires(exchange, forwarded, identity: identity)
     }
 
     // MARK: Authorization
