@@ -133,11 +133,12 @@ public final class SessionCookieCodec: Sendable {
             guard !bytes.isEmpty else { return true }
             let now = time.wallSeconds
             if let cached = cachedIdentity(for: CredentialKey(utf8: bytes), now: now) {
-                verdict = cached  // expired: the next cookie of that name may still do
+                verdict = cached
             } else {
                 let value = String(decoding: bytes, as: UTF8.self)
                 verdict = Result { () throws(AuthError) in try verifiedAndCached(value, now: now) }
             }
+            // A refused cookie does not end the search: the next one of that name may still do.
             guard case .success = verdict else { return true }
             return false
         }
