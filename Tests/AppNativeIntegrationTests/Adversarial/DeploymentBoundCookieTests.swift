@@ -99,6 +99,7 @@ extension Adversarial {
             let other = try await ProxyFixture.start(Self.protected.merging(["ENTRA_AUDIENCE": Self.otherAudience]) { $1 })
             defer { other.stop() }
             #expect(try await Self.status(migrating.port, cookie: referenceCookie) == 200, "migration: the reference's cookie is read")
+            #expect(await eventually { migrating.gateway.logs.contains("SESSION_ACCEPT_REFERENCE_COOKIES is on") }, "the migration switch is not announced")
             let foreign = try await Self.cookie(from: other.port, audience: Self.otherAudience)
             #expect(try await Self.status(migrating.port, cookie: foreign) == 401, "migration does not open the door to another deployment's cookie")
 
