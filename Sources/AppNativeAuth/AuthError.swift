@@ -12,7 +12,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
             case missingClaim = "missing_claim", notYetValid = "not_yet_valid", expired, lifetime
             case issuer, audience, accessToken = "access_token", noScopeClaim = "no_scope_claim", scope
             case tenant, missingOID = "missing_oid", missingEmail = "missing_email"
-            case notAuthenticated = "not_authenticated", configuration
+            case notAuthenticated = "not_authenticated", configuration, deployment
         }
 
         private let value: Value
@@ -58,6 +58,9 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let missingEmail = Code(.missingEmail)
         /// No credential was presented.
         public static let notAuthenticated = Code(.notAuthenticated)
+        /// A session cookie bound to another deployment, or one that names none (the reference's)
+        /// while reference cookies are not accepted.
+        public static let deployment = Code(.deployment)
         /// Invalid verifier or cookie configuration (construction time only).
         public static let configuration = Code(.configuration)
 

@@ -1,14 +1,15 @@
-/// The clock skew tolerated on a credential's `exp`, `nbf` and `iat`: one setting,
-/// `CLOCK_SKEW_LEEWAY`, for bearer tokens and session cookies alike, because both answer the
-/// same question (how far our clock may disagree with the one that stamped the credential).
+/// The clock skew tolerated on an Entra token's `exp`, `nbf` and `iat`: the setting
+/// `CLOCK_SKEW_LEEWAY`, for bearer tokens (and the ID tokens of the browser sign-in) only.
 ///
-/// The default is the session cookie's fixed 30 s of the reference (contract/auth.md §8.4). A credential
-/// is accepted until `exp + leeway`, so a long-lived connection closed at expiry has to wait at
-/// least this long (`CREDENTIAL_EXPIRY_GRACE`) or the same credential could reopen it.
+/// The default is the reference verifier's 60 s (contract/auth.md §3 notes). Session cookies do
+/// not read it: their leeway is the contract's fixed 30 s (`SessionCookieSettings.leeway`,
+/// §8.4), the same in every replica that reads a cookie another one issued. A credential is
+/// accepted until `exp + leeway`, so a long-lived connection closed at expiry has to wait at least
+/// the larger leeway that applies (`CREDENTIAL_EXPIRY_GRACE`) or the same credential could reopen it.
 public enum ClockSkewLeeway: Sendable {
     /// The environment variable.
     public static let variable = "CLOCK_SKEW_LEEWAY"
-    public static let defaultValue: Duration = .seconds(30)
+    public static let defaultValue: Duration = .seconds(60)
     /// A bound on the setting (docs/style.md §4: expiry with bounded leeway).
     public static let maximum: Duration = .seconds(300)
 

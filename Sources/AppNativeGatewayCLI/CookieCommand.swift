@@ -8,7 +8,8 @@ import Foundation
 enum CookieCommand {
     static let usage = """
         cookie inspect    read a cookie value (or `name=value`, or a Cookie header) on stdin,
-                          verify it with SESSION_* and ENTRA_TENANT_ID, print a JSON verdict
+                          verify it with SESSION_*, ENTRA_TENANT_ID and the deployment
+                          (SESSION_AUDIENCE or the ENTRA_* client ids), print a JSON verdict
         """
 
     static func run(_ arguments: ArgumentList, environment: [String: String]) throws -> ExitCode {
@@ -41,6 +42,11 @@ enum CookieCommand {
             : input
         var verdict = JSONObject()
         verdict["cookie"] = .string(CommandOutput.fingerprint(value))
+        // Where the cookie says it belongs (read before verifying, so a refused cookie shows it
+        // too), and where it would have to belong to be read here.
+        verdict["deployment"] = SessionCookieCodec.namedDeployments(inUnverifiedValue: value).map { .array($0.map(JSONValue.string)) } ?? .null
+        verdict["expected_deployment"] = .string(settings.audience)
+        verdict["accepts_reference_cookies"] = .bool(settings.acceptsReferenceCookies)
         do {
             let identity = try codec.identity(fromValue: value)
             verdict["valid"] = .bool(true)

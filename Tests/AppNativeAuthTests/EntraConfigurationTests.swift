@@ -81,10 +81,12 @@ struct EntraConfigurationTests {
         #expect(accessMode.jwksURL == "https://keys.example/jwks")
     }
 
-    @Test("from the environment the token leeway is CLOCK_SKEW_LEEWAY (default 30 s), the cookie's too")
+    @Test("from the environment the token leeway is CLOCK_SKEW_LEEWAY (default 60 s, the reference's)")
     func leewayFromEnvironment() throws {
         let base = ["ENTRA_TENANT_ID": Self.tenant, "ENTRA_AUDIENCE": "a"]
-        #expect(try EntraConfiguration.fromEnvironment(base).leeway == .seconds(30))
+        #expect(try EntraConfiguration.fromEnvironment(base).leeway == .seconds(60))
+        #expect(try EntraConfiguration.fromEnvironment(base).policy.leeway == .seconds(60))
+        #expect(try EntraConfiguration(tenantID: Self.tenant, audiences: ["a"]).leeway == ClockSkewLeeway.defaultValue)
         let configured = try EntraConfiguration.fromEnvironment(base.merging(["CLOCK_SKEW_LEEWAY": "45"]) { $1 })
         #expect(configured.leeway == .seconds(45))
         #expect(configured.policy.leeway == .seconds(45))

@@ -32,23 +32,30 @@ struct PyJWTInteropTests {
         #expect(identity.user.email == "ada@example.com")
     }
 
-    @Test("cookies minted by PyJWT (the Python reference's format) are read")
+    @Test("cookies minted by PyJWT are read: this deployment's shape always, the Python reference's (aud constant alone) with the migration switch")
     func cookiesFromPyJWT() async throws {
         let time = ManualTimeSource(wallSeconds: Date().timeIntervalSince1970)
-        let codec = try SessionCookieTests.codec(time: time)
-        var claims = SessionCookieTests.claims()
-        claims["iat"] = Int(time.wallSeconds)
-        claims["exp"] = Int(time.wallSeconds) + 600
-        claims["name"] = "Zoë"
-        let data = try JSONSerialization.data(withJSONObject: claims)
-        let minted = try await Self.pyjwt(["mint-cookie", "--secret", SessionCookieTests.secret, "--claims", String(decoding: data, as: UTF8.self)])
-        #expect(minted.status == 0, "\(minted.stderr)")
-        let identity = try codec.identity(fromValue: minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        func minted(aud: Any) async throws -> String {
+            var claims = SessionCookieTests.claims(["aud": aud])
+            claims["iat"] = Int(time.wallSeconds)
+            claims["exp"] = Int(time.wallSeconds) + 600
+            claims["name"] = "Zoë"
+            let data = try JSONSerialization.data(withJSONObject: claims)
+            let output = try await Self.pyjwt(["mint-cookie", "--secret", SessionCookieTests.secret, "--claims", String(decoding: data, as: UTF8.self)])
+            #expect(output.status == 0, "\(output.stderr)")
+            return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let bound = try await minted(aud: [SessionCookieCodec.audience, SessionCookieTests.deployment])
+        let identity = try SessionCookieTests.codec(time: time).identity(fromValue: bound)
         #expect(identity.user.objectID == SessionCookieTests.user.objectID)
         #expect(identity.user.name == "Zoë")
+        let reference = try await minted(aud: SessionCookieCodec.audience)
+        #expect(throws: AuthError(.deployment, "")) { try SessionCookieTests.codec(time: time).identity(fromValue: reference) }
+        let migrating = try SessionCookieTests.codec(time: time, acceptsReferenceCookies: true)
+        #expect(try migrating.identity(fromValue: reference).user.name == "Zoë")
     }
 
-    @Test("cookies issued here are read by PyJWT; a wrong secret is refused there too")
+    @Test("cookies issued here (aud: the constant and this deployment) are read by PyJWT; a wrong secret is refused there too")
     func cookiesToPyJWT() async throws {
         let codec = try SessionCookieTests.codec(time: ManualTimeSource(wallSeconds: Date().timeIntervalSince1970))
         let value = codec.value(for: SessionCookieTests.user)
@@ -59,7 +66,8 @@ struct PyJWTInteropTests {
         #expect(claims["email"] == .string("ada@example.com"))
         #expect(claims["tid"] == .string(SessionCookieTests.tenant))
         #expect(claims["name"] == .string("Zoë Müller-Łukasz"))
-        #expect(claims["aud"] == .string("bmsdna-app-native-session"))
+        // An array holding the reference's constant: PyJWT (and so the reference) accepts it.
+        #expect(claims["aud"] == .array([.string("bmsdna-app-native-session"), .string(SessionCookieTests.deployment)]))
         let wrong = try await Self.pyjwt(["read-cookie", "--secret", String(repeating: "y", count: 40), "--cookie", value])
         #expect(wrong.status == 1)
     }

@@ -12,6 +12,8 @@ struct SessionCookieTests {
     static let tenant = "1111aaaa-bbbb-4ccc-8ddd-eeeeffff0001"
     static let secret = "0123456789abcdef0123456789abcdef-session-secret"
     static let now = 1_800_000_000.0
+    /// This deployment's `aud` entry in the codecs built here.
+    static let deployment = "appnative:1111aaaa-test-app"
     static let user = UserIdentity(
         objectID: "0a0a0a0a-0000-4000-8000-000000000001",
         email: "ada@example.com",
@@ -25,10 +27,14 @@ struct SessionCookieTests {
         time: ManualTimeSource = ManualTimeSource(wallSeconds: now),
         maxAge: Duration = .seconds(28800),
         isSecure: Bool = true,
-        sameSite: SessionCookieSettings.SameSite = .lax
+        sameSite: SessionCookieSettings.SameSite = .lax,
+        deployment: String = deployment,
+        acceptsReferenceCookies: Bool = false
     ) throws -> SessionCookieCodec {
         let settings = try SessionCookieSettings(
             secrets: secrets.map { SecretBytes(utf8: $0) },
+            audience: deployment,
+            acceptsReferenceCookies: acceptsReferenceCookies,
             maxAge: maxAge,
             isSecure: isSecure,
             sameSite: sameSite
@@ -46,7 +52,7 @@ struct SessionCookieTests {
 
     static func claims(_ overrides: [String: Any] = [:], removing: [String] = []) -> [String: Any] {
         var claims: [String: Any] = [
-            "aud": SessionCookieCodec.audience,
+            "aud": [SessionCookieCodec.audience, deployment],
             "sub": user.objectID,
             "email": user.email,
             "tid": tenant,
@@ -77,7 +83,7 @@ struct SessionCookieTests {
         #expect(header == .object(JSONObject([("alg", .string("HS256")), ("typ", .string("JWT"))])))
         let claims = try #require(try JSONParser().parse(Base64URL.decode(parts[1])!).objectValue)
         #expect(Set(claims.keys) == ["aud", "sub", "email", "tid", "iat", "exp", "name", "upn"])
-        #expect(claims["aud"] == .string("bmsdna-app-native-session"))
+        #expect(claims["aud"] == .array([.string("bmsdna-app-native-session"), .string(Self.deployment)]))
         #expect(claims["iat"]?.numberValue?.int64 == Int64(Self.now))
         #expect(claims["exp"]?.numberValue?.int64 == Int64(Self.now) + 28800)
         let noName = UserIdentity(objectID: "o", email: "e@x", tenantID: Self.tenant)
@@ -104,17 +110,24 @@ struct SessionCookieTests {
 
     @Test("settings are validated at construction")
     func settingsValidation() throws {
-        #expect(throws: AuthError(.configuration, "")) { try SessionCookieSettings(secrets: [SecretBytes(utf8: "short")]) }
-        #expect(throws: AuthError(.configuration, "")) { try SessionCookieSettings(secrets: []) }
+        #expect(throws: AuthError(.configuration, "")) { try SessionCookieSettings(secrets: [SecretBytes(utf8: "short")], audience: Self.deployment) }
+        #expect(throws: AuthError(.configuration, "")) { try SessionCookieSettings(secrets: [], audience: Self.deployment) }
         #expect(throws: AuthError(.configuration, "")) {
-            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], maxAge: .zero)
+            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], audience: Self.deployment, maxAge: .zero)
         }
         #expect(throws: AuthError(.configuration, "")) {
-            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], name: "__Host-session", isSecure: false)
+            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], audience: Self.deployment, name: "__Host-session", isSecure: false)
         }
-        _ = try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], name: "__Host-session", isSecure: true)
+        _ = try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], audience: Self.deployment, name: "__Host-session", isSecure: true)
         // 32 bytes counted as UTF-8: 16 two-byte characters pass.
-        _ = try SessionCookieSettings(secrets: [SecretBytes(utf8: String(repeating: "é", count: 16))])
+        _ = try SessionCookieSettings(secrets: [SecretBytes(utf8: String(repeating: "é", count: 16))], audience: Self.deployment)
+        // The deployment's `aud` entry: visible ASCII, bounded, never the reference's constant.
+        for bad in ["", "two words", "caf\u{E9}", String(repeating: "a", count: 257), "bmsdna-app-native-session", "tab\t"] {
+            #expect(throws: AuthError(.configuration, ""), "\(bad.debugDescription)") {
+                try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], audience: bad)
+            }
+        }
+        _ = try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], audience: String(repeating: "a", count: 256))
     }
 
     @Test("environment: names, defaults and refusals")
@@ -122,7 +135,7 @@ struct SessionCookieTests {
         #expect(try SessionCookieSettings.fromEnvironment([:]) == nil)
         let settings = try #require(try SessionCookieSettings.fromEnvironment([
             "SESSION_SECRET": Self.secret, "SESSION_COOKIE_NAME": "app_session", "SESSION_MAX_AGE": "600",
-            "SESSION_SECURE": "false", "SESSION_SAME_SITE": "strict",
+            "SESSION_SECURE": "false", "SESSION_SAME_SITE": "strict", "ENTRA_AUDIENCE": "app",
         ]))
         #expect(settings.name == "app_session")
         #expect(settings.maxAge == .seconds(600))
@@ -132,7 +145,7 @@ struct SessionCookieTests {
         let tooLong = ["34560001", "9223372036854775807", "99999999999999999999"].map { ["SESSION_MAX_AGE": $0] }
         for bad in [["SESSION_MAX_AGE": "0"], ["SESSION_MAX_AGE": "ten"], ["SESSION_SAME_SITE": "none"], ["SESSION_SECURE": "maybe"]] + tooLong {
             #expect(throws: AuthError(.configuration, ""), "\(bad)") {
-                try SessionCookieSettings.fromEnvironment(bad.merging(["SESSION_SECRET": Self.secret]) { $1 })
+                try SessionCookieSettings.fromEnvironment(bad.merging(["SESSION_SECRET": Self.secret, "ENTRA_AUDIENCE": "app"]) { $1 })
             }
         }
     }
@@ -140,9 +153,11 @@ struct SessionCookieTests {
     @Test("max age: at most 400 days, and a cookie with the longest one is issued and read back")
     func longestMaxAge() throws {
         #expect(throws: AuthError(.configuration, "")) {
-            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], maxAge: .seconds(Int64.max))
+            try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], audience: Self.deployment, maxAge: .seconds(Int64.max))
         }
-        let settings = try #require(try SessionCookieSettings.fromEnvironment(["SESSION_SECRET": Self.secret, "SESSION_MAX_AGE": "34560000"]))
+        let settings = try #require(try SessionCookieSettings.fromEnvironment([
+            "SESSION_SECRET": Self.secret, "SESSION_MAX_AGE": "34560000", "ENTRA_AUDIENCE": "app",
+        ]))
         #expect(settings.maxAge == SessionCookieSettings.longestMaxAge)
         let codec = try Self.codec(maxAge: SessionCookieSettings.longestMaxAge)
         let identity = try codec.identity(fromValue: codec.value(for: Self.user))
@@ -162,8 +177,21 @@ struct SessionCookieTests {
         ReadCase(name: "iat +600 s rejected", cookie: { try forge(claims(["iat": Int(now) + 600])) }, isValid: false),
         ReadCase(name: "exp 120 s past rejected", cookie: { try forge(claims(["exp": Int(now) - 120])) }, isValid: false),
         ReadCase(name: "exp 20 s past accepted (30 s leeway)", cookie: { try forge(claims(["exp": Int(now) - 20])) }, isValid: true),
+        ReadCase(name: "exp 29 s past accepted", cookie: { try forge(claims(["exp": Int(now) - 29])) }, isValid: true),
+        ReadCase(name: "exp 30 s past rejected (equality counts as expired)", cookie: { try forge(claims(["exp": Int(now) - 30])) }, isValid: false),
+        ReadCase(name: "exp 45 s past rejected (a token's 60 s leeway is not a cookie's)", cookie: { try forge(claims(["exp": Int(now) - 45])) }, isValid: false),
+        ReadCase(name: "iat +31 s rejected", cookie: { try forge(claims(["iat": Int(now) + 31])) }, isValid: false),
         ReadCase(name: "nbf in the future rejected", cookie: { try forge(claims(["nbf": Int(now) + 600])) }, isValid: false),
         ReadCase(name: "wrong audience", cookie: { try forge(claims(["aud": "other"])) }, isValid: false),
+        ReadCase(name: "this deployment without the constant", cookie: { try forge(claims(["aud": deployment])) }, isValid: false),
+        ReadCase(name: "another deployment", cookie: { try forge(claims(["aud": [SessionCookieCodec.audience, "appnative:other"]])) }, isValid: false),
+        ReadCase(name: "the reference's constant alone", cookie: { try forge(claims(["aud": SessionCookieCodec.audience])) }, isValid: false),
+        ReadCase(name: "this deployment among others", cookie: {
+            try forge(claims(["aud": ["appnative:other", SessionCookieCodec.audience, deployment]]))
+        }, isValid: true),
+        ReadCase(name: "deployment differs only in case", cookie: {
+            try forge(claims(["aud": [SessionCookieCodec.audience, deployment.uppercased()]]))
+        }, isValid: false),
         ReadCase(name: "aud missing", cookie: { try forge(claims(removing: ["aud"])) }, isValid: false),
         ReadCase(name: "exp missing", cookie: { try forge(claims(removing: ["exp"])) }, isValid: false),
         ReadCase(name: "sub missing", cookie: { try forge(claims(removing: ["sub"])) }, isValid: false),
@@ -185,11 +213,11 @@ struct SessionCookieTests {
         ReadCase(name: "garbage", cookie: { "not-a-jwt" }, isValid: false),
     ]
 
-    @Test("a cookie is accepted until exp + leeway: at exp + leeway − 1 s yes, at + 1 s no", arguments: [0, 10, 30, 120])
-    func acceptedUntilExpiryPlusLeeway(leeway: Int) throws {
+    @Test("a cookie is accepted until exp + 30 s: at exp + 29 s yes, at exp + 31 s no, cached or not")
+    func acceptedUntilExpiryPlusLeeway() throws {
         let time = ManualTimeSource(wallSeconds: Self.now)
-        var settings = try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], maxAge: .seconds(600))
-        settings.leeway = .seconds(leeway)
+        let settings = try SessionCookieSettings(secrets: [SecretBytes(utf8: Self.secret)], audience: Self.deployment, maxAge: .seconds(600))
+        #expect(settings.leeway == .seconds(30))
         /// A codec that has not seen the cookie yet: the full verification, not the cache.
         func freshCodec() -> SessionCookieCodec { SessionCookieCodec(settings: settings, tenantID: Self.tenant, time: time) }
         let reader = freshCodec()
@@ -197,27 +225,29 @@ struct SessionCookieTests {
         let header = ["\(settings.name)=\(cookie)"]
         // Read once while valid, so `reader` answers later reads from its verified cache.
         #expect(reader.identity(fromCookieHeaders: header) != nil)
-        time.advance(by: .seconds(600 + leeway - 1))
-        #expect(reader.identity(fromCookieHeaders: header) != nil, "cached, exp + leeway − 1 s")
-        #expect(freshCodec().identity(fromCookieHeaders: header) != nil, "verified, exp + leeway − 1 s")
+        time.advance(by: .seconds(600 + 29))
+        #expect(reader.identity(fromCookieHeaders: header) != nil, "cached, exp + 29 s")
+        #expect(freshCodec().identity(fromCookieHeaders: header) != nil, "verified, exp + 29 s")
         time.advance(by: .seconds(2))
-        #expect(reader.identity(fromCookieHeaders: header) == nil, "cached, exp + leeway + 1 s")
-        #expect(freshCodec().identity(fromCookieHeaders: header) == nil, "verified, exp + leeway + 1 s")
+        #expect(reader.identity(fromCookieHeaders: header) == nil, "cached, exp + 31 s")
+        #expect(freshCodec().identity(fromCookieHeaders: header) == nil, "verified, exp + 31 s")
         #expect(throws: AuthError(.expired, "")) { try freshCodec().identity(fromValue: cookie) }
     }
 
-    @Test("CLOCK_SKEW_LEEWAY: default 30 s, whole seconds 0–300, shared by cookie and token settings")
-    func leewaySetting() throws {
-        let base = ["SESSION_SECRET": Self.secret]
-        #expect(try SessionCookieSettings.fromEnvironment(base)?.leeway == .seconds(30))
+    @Test("the cookie's leeway is the contract's fixed 30 s: CLOCK_SKEW_LEEWAY (tokens, default 60 s) does not change it")
+    func leewayIsFixed() throws {
+        let base = ["SESSION_SECRET": Self.secret, "ENTRA_AUDIENCE": "app"]
+        #expect(SessionCookieSettings.leeway == .seconds(30))
+        #expect(ClockSkewLeeway.defaultValue == .seconds(60))
+        #expect(try ClockSkewLeeway.fromEnvironment(base) == .seconds(60))
         for (text, seconds) in [("0", 0), ("45", 45), (" 300 ", 300)] {
             let environment = base.merging(["CLOCK_SKEW_LEEWAY": text]) { $1 }
-            #expect(try SessionCookieSettings.fromEnvironment(environment)?.leeway == .seconds(seconds), "\(text)")
+            #expect(try SessionCookieSettings.fromEnvironment(environment)?.leeway == .seconds(30), "\(text)")
             #expect(try ClockSkewLeeway.fromEnvironment(environment) == .seconds(seconds), "\(text)")
         }
         for bad in ["-1", "301", "1.5", "thirty"] {
             let error = #expect(throws: AuthError.self, "\(bad)") {
-                try SessionCookieSettings.fromEnvironment(base.merging(["CLOCK_SKEW_LEEWAY": bad]) { $1 })
+                try ClockSkewLeeway.fromEnvironment(base.merging(["CLOCK_SKEW_LEEWAY": bad]) { $1 })
             }
             #expect(error?.code == .configuration)
             #expect(error?.reason.contains("CLOCK_SKEW_LEEWAY") == true)

@@ -75,25 +75,55 @@ struct CommandLineTests {
         #expect(try Self.json(otherAudience.stdout)["reason"] == .string("audience"))
     }
 
-    @Test("cookie inspect verifies with SESSION_* and the tenant")
+    @Test("cookie inspect verifies with SESSION_*, the tenant and the deployment, and shows the deployment")
     func cookieInspect() async throws {
         let secret = "cli-test-secret-cli-test-secret-0123456789"
-        let environment = ["SESSION_SECRET": secret, "ENTRA_TENANT_ID": "d0d0d0d0-0000-4000-8000-00000000de01"]
+        let environment = ["SESSION_SECRET": secret, "ENTRA_TENANT_ID": "d0d0d0d0-0000-4000-8000-00000000de01", "ENTRA_AUDIENCE": "app"]
         let now = Int(Date().timeIntervalSince1970)
-        let claims = """
-            {"aud":"bmsdna-app-native-session","sub":"oid-1","email":"a@example.com","tid":"d0d0d0d0-0000-4000-8000-00000000de01","iat":\(now),"exp":\(now + 600)}
-            """
-        let cookie = try await ProcessRunner.run(
-            ProcessRunner.python, [Self.root + "/Tests/Peers/pyjwt_peer.py", "mint-cookie", "--secret", secret, "--claims", claims]
-        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func mint(aud: String) async throws -> String {
+            let claims = """
+                {"aud":\(aud),"sub":"oid-1","email":"a@example.com","tid":"d0d0d0d0-0000-4000-8000-00000000de01","iat":\(now),"exp":\(now + 600)}
+                """
+            return try await ProcessRunner.run(
+                ProcessRunner.python, [Self.root + "/Tests/Peers/pyjwt_peer.py", "mint-cookie", "--secret", secret, "--claims", claims]
+            ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let cookie = try await mint(aud: #"["bmsdna-app-native-session","appnative:app"]"#)
         let inspected = try await Self.run(["cookie", "inspect"], input: "Cookie: theme=1; bms_session=\(cookie)", environment: environment)
         #expect(inspected.status == 0, "\(inspected.stdout) \(inspected.stderr)")
-        #expect(try Self.json(inspected.stdout)["user"]?["oid"] == .string("oid-1"))
+        let verdict = try Self.json(inspected.stdout)
+        #expect(verdict["user"]?["oid"] == .string("oid-1"))
+        #expect(verdict["deployment"] == .array([.string("appnative:app")]))
+        #expect(verdict["expected_deployment"] == .string("appnative:app"))
         #expect(!inspected.stdout.contains(cookie))
         let wrongSecret = try await Self.run(["cookie", "inspect"], input: cookie,
                                              environment: environment.merging(["SESSION_SECRET": String(repeating: "z", count: 40)]) { $1 })
         #expect(wrongSecret.status == 1)
         #expect(try Self.json(wrongSecret.stdout)["reason"] == .string("signature"))
+
+        // Another deployment's cookie: refused as `deployment`, showing where it belongs.
+        let elsewhere = try await Self.run(["cookie", "inspect"], input: cookie,
+                                           environment: environment.merging(["SESSION_AUDIENCE": "staging"]) { $1 })
+        #expect(elsewhere.status == 1)
+        let refused = try Self.json(elsewhere.stdout)
+        #expect(refused["reason"] == .string("deployment"))
+        #expect(refused["deployment"] == .array([.string("appnative:app")]))
+        #expect(refused["expected_deployment"] == .string("staging"))
+
+        // The reference's cookie names no deployment: read only with the migration switch.
+        let reference = try await mint(aud: #""bmsdna-app-native-session""#)
+        let strict = try await Self.run(["cookie", "inspect"], input: reference, environment: environment)
+        #expect(strict.status == 1)
+        #expect(try Self.json(strict.stdout)["reason"] == .string("deployment"))
+        #expect(try Self.json(strict.stdout)["deployment"] == .array([]))
+        let migrating = try await Self.run(["cookie", "inspect"], input: reference,
+                                           environment: environment.merging(["SESSION_ACCEPT_REFERENCE_COOKIES": "true"]) { $1 })
+        #expect(migrating.status == 0, "\(migrating.stdout)")
+        #expect(try Self.json(migrating.stdout)["accepts_reference_cookies"] == .bool(true))
+
+        let undetermined = try await Self.run(["cookie", "inspect"], input: cookie, environment: environment.merging(["ENTRA_AUDIENCE": ""]) { $1 })
+        #expect(undetermined.status == 2)
+        #expect(undetermined.stderr.contains("SESSION_AUDIENCE"), "\(undetermined.stderr)")
     }
 }
 

@@ -37,7 +37,8 @@ COOKIE = "bms_session"
 DEFAULT_MAX_AGE = 28800
 EXPIRY_MAX_AGE = 20  # seconds: long enough to open the streams on a loaded machine
 WAIT_MS = 30_000  # generous deadline of every browser-side wait
-EXPIRY_WAIT_MS = (EXPIRY_MAX_AGE + 40) * 1000
+COOKIE_LEEWAY = 30  # seconds a session cookie is accepted past its exp: the least CREDENTIAL_EXPIRY_GRACE with cookies
+EXPIRY_WAIT_MS = (EXPIRY_MAX_AGE + COOKIE_LEEWAY + 40) * 1000
 
 # Values never to appear in the output (tokens, cookie values, the session secret).
 REDACTED = set()
@@ -212,7 +213,8 @@ class Suite:
             })
             if name == "tls":
                 env.update(TLS_CERT_FILE=cert, TLS_KEY_FILE=key)
-            expiry_env = dict(env, SESSION_MAX_AGE=str(EXPIRY_MAX_AGE), CREDENTIAL_EXPIRY_GRACE="0", CLOCK_SKEW_LEEWAY="0")
+            expiry_env = dict(env, SESSION_MAX_AGE=str(EXPIRY_MAX_AGE), CREDENTIAL_EXPIRY_GRACE=str(COOKIE_LEEWAY),
+                              CLOCK_SKEW_LEEWAY="0")
             origin_scheme = "https" if name == "tls" else "http"
             gateways = []
             for label, gateway_env in (("gateway", env), ("expiry gateway", expiry_env)):
@@ -632,7 +634,7 @@ def expiry_cases(suite, scheme):
 
     def opened():
         """One signed-in page holding an EventSource, a streamed fetch and a WebSocket open until
-        the cookie (SESSION_MAX_AGE seconds) expires; waits until all three ended."""
+        the cookie (SESSION_MAX_AGE seconds, plus its 30 s leeway: the grace) expires; waits until all three ended."""
         if "log" in shared:
             return shared["log"]
         context, page = suite.signed_in(gateway)

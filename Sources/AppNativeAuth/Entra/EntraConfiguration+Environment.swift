@@ -1,7 +1,7 @@
 extension EntraConfiguration {
     /// Builds the configuration from environment variables (contract/auth.md §9.2), plus the settings the
     /// Python reference lacks: `ENTRA_AUTHORITY_HOST`, `ENTRA_JWKS_URL` and `CLOCK_SKEW_LEEWAY`
-    /// (which replaces the library's 60 s default, so tokens and cookies share one leeway).
+    /// (the token leeway, by default the library's 60 s; session cookies keep their own 30 s).
     ///
     /// - Throws: `AuthError(.configuration)`: both `ENTRA_API_CLIENT_ID` and `ENTRA_AUDIENCE` set
     ///   ("set one, not both"), or neither mode complete ("not configured"), or an invalid value.

@@ -21,7 +21,7 @@ public struct EntraConfiguration: Sendable {
     public let jwksURL: String
     /// Clock skew tolerated on `exp`, `nbf`, `iat` (contract/auth.md §3: 60 s); `fromEnvironment` sets it
     /// from `CLOCK_SKEW_LEEWAY` (`ClockSkewLeeway`).
-    public var leeway: Duration = .seconds(60)
+    public var leeway: Duration = ClockSkewLeeway.defaultValue
     /// Tokens claiming to live longer than this are refused (Entra's configurable maximum is 24 h).
     public var maxLifetime: Duration = .seconds(86400)
     /// Tokens longer than this are refused before decoding.

@@ -35,6 +35,13 @@ public struct AuthRejection: Sendable, Equatable {
         reason: AuthError.Code.notAuthenticated.description
     )
 
+    /// A session cookie that did not verify: answered exactly as no cookie (contract/auth.md §8.4),
+    /// with the cookie's reason code (`expired`, `deployment`, …) for the log.
+    static func cookieRefused(_ error: AuthError) -> AuthRejection {
+        AuthRejection(status: notAuthenticated.status, headers: notAuthenticated.headers, detail: notAuthenticated.detail,
+                      reason: error.code.description)
+    }
+
     /// The authorization hook or policy refused a verified user.
     public static let notAllowed = AuthRejection(status: 403, headers: [], detail: "Not allowed", reason: "not_allowed")
 }
@@ -98,19 +105,29 @@ public final class RequestAuthenticator: Sendable {
     /// obs-text, which the string path reads exactly as before.
     private func cookieOutcome(_ headers: HTTPHeaders) -> AuthenticationOutcome {
         guard let cookies else { return .rejected(.notAuthenticated) }
-        var identity: VerifiedIdentity?
+        var verdict: Result<VerifiedIdentity, AuthError>?
         var needsStrings = false
         headers.forEachValueBytes("Cookie") { field, isASCII in
             guard isASCII else {
                 needsStrings = true
                 return false
             }
-            identity = cookies.identity(fromCookieField: field)
-            return identity == nil
+            // A field without a cookie of the name keeps the failure an earlier field gave.
+            verdict = cookies.verdict(fromCookieField: field) ?? verdict
+            guard case .success = verdict else { return true }
+            return false
         }
         if needsStrings { return cookieOutcome(headers.values("Cookie")) }
-        guard let identity else { return .rejected(.notAuthenticated) }
-        return .authenticated(identity, refreshesCookie: false)
+        return Self.outcome(verdict)
+    }
+
+    /// The cookie path's outcome: no cookie and a refused one are both 401 "Not authenticated".
+    private static func outcome(_ verdict: Result<VerifiedIdentity, AuthError>?) -> AuthenticationOutcome {
+        switch verdict {
+        case .success(let identity)?: .authenticated(identity, refreshesCookie: false)
+        case .failure(let error)?: .rejected(.cookieRefused(error))
+        case nil: .rejected(.notAuthenticated)
+        }
     }
 
     private func verifyImmediately(_ token: String) -> AuthenticationOutcome {
@@ -129,10 +146,8 @@ public final class RequestAuthenticator: Sendable {
     }
 
     private func cookieOutcome(_ cookieHeaders: [String]) -> AuthenticationOutcome {
-        guard let cookies, let identity = cookies.identity(fromCookieHeaders: cookieHeaders) else {
-            return .rejected(.notAuthenticated)
-        }
-        return .authenticated(identity, refreshesCookie: false)
+        guard let cookies else { return .rejected(.notAuthenticated) }
+        return Self.outcome(cookies.verdict(fromCookieHeaders: cookieHeaders))
     }
 
     /// Finishes a `.mustWait` resolution.

@@ -5,8 +5,14 @@ import AppNativeJSON
 
 /// Issues and reads the stateless session cookie of contract/auth.md §8: an HS256 JWT whose claims match
 /// the Python reference, so replicas in either language read each other's cookies.
+///
+/// The cookie is bound to the deployment that issued it: its `aud` is an array of the reference's
+/// constant and this deployment's `SessionCookieSettings.audience`. The reference (PyJWT) accepts an
+/// `aud` array that contains its constant, so it still reads the gateway's cookies; the gateway
+/// refuses a cookie that names another deployment, and one that names none (the reference's) unless
+/// `SessionCookieSettings.acceptsReferenceCookies`.
 public final class SessionCookieCodec: Sendable {
-    /// The constant `aud` of every session cookie.
+    /// The `aud` every session cookie carries (the reference's constant).
     public static let audience = "bmsdna-app-native-session"
 
     public let settings: SessionCookieSettings
@@ -35,7 +41,7 @@ public final class SessionCookieCodec: Sendable {
             issuers: nil,
             audiences: [Self.audience],
             requiredClaims: ["sub"],
-            leeway: settings.leeway,
+            leeway: SessionCookieSettings.leeway,
             maxLifetime: nil,
             requiresKeyID: false
         )
@@ -45,7 +51,7 @@ public final class SessionCookieCodec: Sendable {
     public func value(for user: UserIdentity) -> String {
         let issuedAt = Int64(time.wallSeconds.rounded(.down))
         var claims = JSONObject()
-        claims["aud"] = .string(Self.audience)
+        claims["aud"] = .array([.string(Self.audience), .string(settings.audience)])
         claims["sub"] = .string(user.objectID)
         claims["email"] = .string(user.email)
         claims["tid"] = .string(user.tenantID)
@@ -94,33 +100,49 @@ public final class SessionCookieCodec: Sendable {
 
     /// Reads the session from `Cookie` header values (contract/auth.md §8.4). Any failure is "no cookie".
     public func identity(fromCookieHeaders headers: [String]) -> VerifiedIdentity? {
-        for candidate in CookieHeader.values(named: settings.name, in: headers) {
-            if let identity = try? identity(fromValue: candidate) { return identity }
-        }
-        return nil
+        try? verdict(fromCookieHeaders: headers)?.get()
     }
 
-    /// `identity(fromCookieHeaders:)` for one `Cookie` field given as its bytes: a cookie already
+    /// The session in `Cookie` header values: the first cookie of the name that verifies, else the
+    /// failure of the last one that did not (its reason code is logged; the answer is "no cookie"),
+    /// `nil` when no cookie of the name has a value.
+    public func verdict(fromCookieHeaders headers: [String]) -> Result<VerifiedIdentity, AuthError>? {
+        var failure: AuthError?
+        for candidate in CookieHeader.values(named: settings.name, in: headers) where !candidate.isEmpty {
+            do {
+                return .success(try identity(fromValue: candidate))
+            } catch {
+                failure = error
+            }
+        }
+        return failure.map { .failure($0) }
+    }
+
+    /// `identity(fromCookieHeaders:)` for one `Cookie` field given as its bytes.
+    public func identity(fromCookieField field: UnsafeBufferPointer<UInt8>) -> VerifiedIdentity? {
+        try? verdict(fromCookieField: field)?.get()
+    }
+
+    /// `verdict(fromCookieHeaders:)` for one `Cookie` field given as its bytes: a cookie already
     /// verified is answered without building a `String` for the field or the value. The caller
     /// passes only fields without obs-text (those go through the string entry point).
-    public func identity(fromCookieField field: UnsafeBufferPointer<UInt8>) -> VerifiedIdentity? {
-        var found: VerifiedIdentity?
+    public func verdict(fromCookieField field: UnsafeBufferPointer<UInt8>) -> Result<VerifiedIdentity, AuthError>? {
+        var verdict: Result<VerifiedIdentity, AuthError>?
         CookieHeader.forEachValue(named: settings.name, in: field) { value in
             let bytes = UnsafeRawBufferPointer(value)
             guard !bytes.isEmpty else { return true }
             let now = time.wallSeconds
-            let outcome = cachedIdentity(for: CredentialKey(utf8: bytes), now: now)
-            switch outcome {
-            case .some(.success(let identity)):
-                found = identity
-            case .some(.failure):
-                break  // expired: the next cookie of that name may still do
-            case nil:
-                found = try? verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now)
+            if let cached = cachedIdentity(for: CredentialKey(utf8: bytes), now: now) {
+                verdict = cached
+            } else {
+                let value = String(decoding: bytes, as: UTF8.self)
+                verdict = Result { () throws(AuthError) in try verifiedAndCached(value, now: now) }
             }
-            return found == nil
+            // A refused cookie does not end the search: the next one of that name may still do.
+            guard case .success = verdict else { return true }
+            return false
         }
-        return found
+        return verdict
     }
 
     /// Verifies one cookie value.
@@ -145,7 +167,8 @@ public final class SessionCookieCodec: Sendable {
     /// dropped), `nil` when it is not there.
     private func cachedIdentity(for key: CredentialKey, now: Double) -> Result<VerifiedIdentity, AuthError>? {
         guard let cached = verified.identity(for: key) else { return nil }
-        if cached.expiresAt > now - settings.leeway.seconds { return .success(cached) }
+        // The cookie's own leeway, the same rule as a fresh verification.
+        if cached.expiresAt > now - SessionCookieSettings.leeway.seconds { return .success(cached) }
         verified.remove(key)
         return .failure(AuthError(.expired, "session cookie expired"))
     }
@@ -162,6 +185,7 @@ public final class SessionCookieCodec: Sendable {
             }
         }
         guard let claims else { throw AuthError(.signature, "session cookie MAC does not verify with any secret") }
+        try checkDeployment(claims)
         guard let subject = claims.nonBlankString("sub"), let email = claims.nonBlankString("email"),
             let tenant = claims.nonBlankString("tid")
         else {
@@ -180,6 +204,43 @@ public final class SessionCookieCodec: Sendable {
             roles: claims.stringList("roles") ?? []
         )
         return VerifiedIdentity(user: user, method: .cookie, expiresAt: expiresAt)
+    }
+}
+
+extension SessionCookieCodec {
+    /// Whether the cookie belongs here: its `aud` (already known to hold the reference's constant)
+    /// names this deployment, or names none and reference cookies are accepted.
+    ///
+    /// - Throws: `AuthError(.deployment)`.
+    fileprivate func checkDeployment(_ claims: JWTClaims) throws(AuthError) {
+        // The reference's cookie: the constant alone, compared in place.
+        if claims.string("aud", isOneOf: [Self.audience]) == true {
+            guard settings.acceptsReferenceCookies else {
+                throw AuthError(.deployment, "session cookie names no deployment (issued by the reference) and SESSION_ACCEPT_REFERENCE_COOKIES is off")
+            }
+            return
+        }
+        let named = claims.stringList("aud") ?? []
+        if named.contains(settings.audience) { return }
+        if settings.acceptsReferenceCookies, named.allSatisfy({ $0 == Self.audience }) { return }
+        throw AuthError(.deployment, "session cookie is bound to another deployment")
+    }
+
+    /// The deployments a cookie value's `aud` names besides the reference's constant, read without
+    /// verifying anything (for `cookie inspect` to show where a cookie belongs); `nil` when the
+    /// payload cannot be read.
+    public static func namedDeployments(inUnverifiedValue value: String) -> [String]? {
+        let segments = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, let payload = Base64URL.decode(String(segments[1])),
+            let claims = try? JSONParser().parse(payload).objectValue
+        else { return nil }
+        let values: [JSONValue]
+        switch claims["aud"] {
+        case .string(let single)?: values = [.string(single)]
+        case .array(let array)?: values = array
+        default: return nil
+        }
+        return values.compactMap(\.stringValue).filter { $0 != audience }
     }
 }
 

@@ -3,7 +3,8 @@ import AppNativeCrypto
 extension SessionCookieSettings {
     /// Reads `SESSION_SECRET`, `SESSION_SECRET_PREVIOUS` (comma-separated), `SESSION_COOKIE_NAME`,
     /// `SESSION_MAX_AGE` (seconds), `SESSION_SECURE` (`true`/`false`), `SESSION_SAME_SITE` (`lax`/`strict`),
-    /// and the leeway shared with tokens, `CLOCK_SKEW_LEEWAY` (`ClockSkewLeeway`).
+    /// `SESSION_AUDIENCE` (`audience(fromEnvironment:)`) and `SESSION_ACCEPT_REFERENCE_COOKIES`
+    /// (`true`/`false`). The leeway is the contract's fixed 30 s, not a setting.
     ///
     /// - Returns: `nil` when `SESSION_SECRET` is unset or empty (no session store: cookie-only
     ///   requests get 401).
@@ -36,10 +37,18 @@ extension SessionCookieSettings {
         case "strict": sameSite = .strict
         default: throw AuthError(.configuration, "SESSION_SAME_SITE must be lax or strict")
         }
-        var settings: SessionCookieSettings
+        let acceptsReferenceCookies: Bool
+        switch environment[referenceCookiesVariable]?.trimmingWhitespace().lowercased() {
+        case nil, "", "false", "0", "no": acceptsReferenceCookies = false
+        case "true", "1", "yes": acceptsReferenceCookies = true
+        default: throw AuthError(.configuration, "\(referenceCookiesVariable) must be true or false")
+        }
+        let audience = try audience(fromEnvironment: environment)
         do {
-            settings = try SessionCookieSettings(
+            return try SessionCookieSettings(
                 secrets: secrets,
+                audience: audience,
+                acceptsReferenceCookies: acceptsReferenceCookies,
                 name: environment["SESSION_COOKIE_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultName,
                 maxAge: maxAge,
                 isSecure: isSecure,
@@ -48,7 +57,39 @@ extension SessionCookieSettings {
         } catch {
             throw AuthError(.configuration, "SESSION_*: \(error.reason)")
         }
-        settings.leeway = try ClockSkewLeeway.fromEnvironment(environment)
-        return settings
+    }
+
+    /// The variable naming this deployment's `aud` entry.
+    public static let audienceVariable = "SESSION_AUDIENCE"
+    /// The migration switch: read the reference's cookies, which name no deployment.
+    public static let referenceCookiesVariable = "SESSION_ACCEPT_REFERENCE_COOKIES"
+    /// What `audience(fromEnvironment:)` reports when nothing names the deployment.
+    public static let undeterminedAudience = "SESSION_AUDIENCE is not set and there is no Entra client id to derive it from"
+
+    /// This deployment's `aud` entry: `SESSION_AUDIENCE` (trimmed) when set, else `appnative:`
+    /// followed by the Entra applications a user of this deployment signs in to, sorted and
+    /// joined by `,`: `ENTRA_API_CLIENT_ID` (access-token mode) or the `ENTRA_AUDIENCE` list
+    /// (ID-token mode), and `ENTRA_CLIENT_ID` (the browser sign-in's web app) when set. Two
+    /// deployments with different applications (each with its own user assignment) therefore
+    /// refuse each other's cookies without any setting; replicas of one deployment agree.
+    ///
+    /// - Throws: `AuthError(.configuration)` when the value is invalid or cannot be derived.
+    public static func audience(fromEnvironment environment: [String: String]) throws(AuthError) -> String {
+        let configured = environment[audienceVariable]?.trimmingWhitespace() ?? ""
+        if !configured.isEmpty {
+            try validate(audience: configured)
+            return configured
+        }
+        let apiClientID = environment["ENTRA_API_CLIENT_ID"]?.trimmingWhitespace() ?? ""
+        var applications = apiClientID.isEmpty ? EntraConfiguration.commaList(environment["ENTRA_AUDIENCE"]) : [apiClientID]
+        guard !applications.isEmpty else { throw AuthError(.configuration, undeterminedAudience) }
+        if let webApp = environment["ENTRA_CLIENT_ID"]?.trimmingWhitespace(), !webApp.isEmpty { applications.append(webApp) }
+        let derived = "appnative:" + Set(applications).sorted().joined(separator: ",")
+        do {
+            try validate(audience: derived)
+        } catch {
+            throw AuthError(.configuration, "\(audienceVariable): the value derived from the Entra client ids is not usable (\(error.reason)); set it")
+        }
+        return derived
     }
 }

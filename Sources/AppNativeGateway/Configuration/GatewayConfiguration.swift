@@ -62,14 +62,16 @@ public struct GatewayConfiguration: Sendable {
         Setting("SESSION_MAX_AGE", default: "28800", section: "Session cookie", "Cookie lifetime, seconds (at most 34560000, 400 days)."),
         Setting("SESSION_SECURE", default: "true", section: "Session cookie", "`Secure` attribute."),
         Setting("SESSION_SAME_SITE", default: "lax", section: "Session cookie", "`lax` or `strict`."),
+        Setting("SESSION_AUDIENCE", default: "appnative:{client ids}", section: "Session cookie", "This deployment's name in the cookie's `aud` (1–256 visible ASCII characters); a cookie naming another deployment is refused. Default: `appnative:` and the sorted Entra client ids (ENTRA_API_CLIENT_ID or ENTRA_AUDIENCE, and ENTRA_CLIENT_ID when set), joined by `,`."),
+        Setting("SESSION_ACCEPT_REFERENCE_COOKIES", default: "false", section: "Session cookie", "Migration only (docs/migration.md): also read cookies the Python reference issued, which name no deployment."),
         Setting("IDENTITY_HEADERS", default: "gateway", section: "Identity", "`gateway`, `easyauth` (App Service) or `oauth2-proxy` header profile."),
         Setting("PASS_AUTHORIZATION", default: "false", section: "Identity", "Keep `Authorization` on upstream requests (backends still checking tokens)."),
         Setting("ASSERTION_KEYS", section: "Identity", secret: true, "PEM P-256 private key(s) signing `X-AppNative-Identity`; all published, the first signs. Unset: an ephemeral key (replicas disagree)."),
         Setting("ASSERTION_AUDIENCE", default: "app-native-upstream", section: "Identity", "`aud` of the identity assertion."),
         Setting("PUBLIC_PATHS", section: "Identity", "Path prefixes served without credentials, comma-separated; matched on segment boundaries (`/public` covers `/public/x`, not `/publication`)."),
         Setting("AUTH_PATH_PREFIX", default: "/.auth/", section: "Identity", "Prefix of the gateway's endpoints: me, session, logout, verify, jwks.json."),
-        Setting("CLOCK_SKEW_LEEWAY", default: "30", section: "Identity", "Seconds (0–300) a credential is still accepted after its `exp` (and before its `nbf`/`iat`): one leeway for Entra tokens and session cookies."),
-        Setting("CREDENTIAL_EXPIRY_GRACE", default: "30", section: "Identity", "Seconds after a credential's expiry at which its WebSocket tunnel or event stream is closed; at least CLOCK_SKEW_LEEWAY (else `config check` refuses it), so the expired credential cannot reopen it."),
+        Setting("CLOCK_SKEW_LEEWAY", default: "60", section: "Identity", "Seconds (0–300) an Entra token is still accepted after its `exp` (and before its `nbf`/`iat`). Session cookies have a fixed 30 s."),
+        Setting("CREDENTIAL_EXPIRY_GRACE", default: "60", section: "Identity", "Seconds after a credential's expiry at which its WebSocket tunnel or event stream is closed; at least CLOCK_SKEW_LEEWAY, and at least 30 with SESSION_SECRET (else `config check` refuses it), so the expired credential cannot reopen it."),
         Setting("AUTHORIZE_URL", section: "Identity", "Optional hook called with the identity headers: 2xx allows (its `X-Authz-*` headers go upstream), 403 denies, else 503."),
         Setting("AUTHORIZE_CACHE_SECONDS", default: "60,10", section: "Identity", "Hook results cached per object id: `allow[,deny]` seconds."),
         Setting("ACCESS_POLICY_FILE", section: "Identity", "JSON rules by path prefix and method requiring roles or groups; first match wins (see docs/identity.md)."),
@@ -227,6 +229,8 @@ public struct IdentityConfiguration: Sendable {
         var session: SessionCookieSettings?
         do {
             session = try SessionCookieSettings.fromEnvironment(reader.environment)
+        } catch where entra == nil && error.reason == SessionCookieSettings.undeterminedAudience {
+            // Nothing names the deployment because Entra is not configured: reported once, above.
         } catch {
             reader.report(Self.variable(in: error.reason, default: "SESSION_SECRET"), error.reason)
         }
@@ -277,13 +281,18 @@ public struct IdentityConfiguration: Sendable {
             }
         }
         let grace = reader.string("CREDENTIAL_EXPIRY_GRACE") == "0"
-            ? .zero : reader.duration("CREDENTIAL_EXPIRY_GRACE", default: .seconds(30))
-        // A credential is accepted until exp + leeway: closing its stream any sooner lets the
-        // client reopen it at once with the same credential.
+            ? .zero : reader.duration("CREDENTIAL_EXPIRY_GRACE", default: ClockSkewLeeway.defaultValue)
+        // A credential is accepted until exp + its leeway: closing its stream any sooner lets the
+        // client reopen it at once with the same credential. Tokens and cookies each have theirs.
         if let leeway = entra?.leeway, grace < leeway {
             reader.report(
                 "CREDENTIAL_EXPIRY_GRACE",
-                "must be at least CLOCK_SKEW_LEEWAY (\(leeway.components.seconds) s), got \(grace.seconds) s: a stream closed sooner could be reopened with the expired credential"
+                "must be at least CLOCK_SKEW_LEEWAY (\(leeway.components.seconds) s), got \(grace.seconds) s: a stream closed sooner could be reopened with the expired token"
+            )
+        } else if session != nil, grace < SessionCookieSettings.leeway {
+            reader.report(
+                "CREDENTIAL_EXPIRY_GRACE",
+                "must be at least the session cookie's leeway (\(SessionCookieSettings.leeway.components.seconds) s) while SESSION_SECRET is set, got \(grace.seconds) s: a stream closed sooner could be reopened with the expired cookie"
             )
         }
         var prefix = reader.string("AUTH_PATH_PREFIX") ?? "/.auth/"
@@ -320,7 +329,7 @@ public struct IdentityConfiguration: Sendable {
         if message.contains("set one, not both") { return "ENTRA_AUDIENCE" }
         let names = ["ENTRA_API_CLIENT_ID", "ENTRA_AUDIENCE", "ENTRA_ALLOWED_AUDIENCES", "ENTRA_AUTHORITY_HOST", "ENTRA_JWKS_URL",
                      "ENTRA_TENANT_ID", "SESSION_SECRET_PREVIOUS", "SESSION_SECRET", "SESSION_COOKIE_NAME", "SESSION_MAX_AGE",
-                     "SESSION_SECURE", "SESSION_SAME_SITE"]
+                     "SESSION_SECURE", "SESSION_SAME_SITE", "SESSION_AUDIENCE", "SESSION_ACCEPT_REFERENCE_COOKIES"]
         if let named = names.first(where: { message.contains($0) }) { return named }
         if message.contains("JWKS URL") { return "ENTRA_JWKS_URL" }
         if message.contains("authority host") { return "ENTRA_AUTHORITY_HOST" }

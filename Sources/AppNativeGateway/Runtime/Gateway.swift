@@ -37,6 +37,11 @@ public final class Gateway: Sendable {
         )
         self.verifier = verifier
         let cookies = identity.session.map { SessionCookieCodec(settings: $0, tenantID: identity.entra.tenantID) }
+        if let session = identity.session, session.acceptsReferenceCookies {
+            logger.warning(
+                "SESSION_ACCEPT_REFERENCE_COOKIES is on: session cookies that name no deployment (the Python reference's) are accepted; turn it off when the migration is done (docs/migration.md)",
+                ["session.audience": session.audience])
+        }
         var assertionKeys = identity.assertionKeys
         if assertionKeys.isEmpty {
             logger.warning("ASSERTION_KEYS is not set: signing identity assertions with an ephemeral key (replicas will not agree)")

@@ -145,7 +145,7 @@ let cached = measure("cached", seconds: seconds) {
 print("token_cached_ns \(whole(cached.nsPerCall))")
 
 // 3. Session cookie read (header parse, MAC, claims, identity).
-let settings = try SessionCookieSettings(secrets: [SecretBytes(utf8: "benchmark-secret-benchmark-secret-0123")])
+let settings = try SessionCookieSettings(secrets: [SecretBytes(utf8: "benchmark-secret-benchmark-secret-0123")], audience: "appnative:benchmark")
 let codec = SessionCookieCodec(settings: settings, tenantID: tenant, time: time)
 let cookie = codec.value(for: UserIdentity(objectID: "0a0a0a0a-0000-4000-8000-000000000001", email: "ada@example.com", tenantID: tenant, name: "Ada Lovelace"))
 let cookieHeader = ["theme=dark; bms_session=\(cookie); lang=en"]
