@@ -98,18 +98,20 @@ public final class RequestAuthenticator: Sendable {
     /// obs-text, which the string path reads exactly as before.
     private func cookieOutcome(_ headers: HTTPHeaders) -> AuthenticationOutcome {
         guard let cookies else { return .rejected(.notAuthenticated) }
-        var identity: VerifiedIdentity?
+        // Every field is read: two valid cookies of different users are no session
+        // (`SessionCookieAgreement`), whichever fields they sit in.
+        var agreement = SessionCookieAgreement()
         var needsStrings = false
         headers.forEachValueBytes("Cookie") { field, isASCII in
             guard isASCII else {
                 needsStrings = true
                 return false
             }
-            identity = cookies.identity(fromCookieField: field)
-            return identity == nil
+            cookies.readSession(fromCookieField: field, into: &agreement)
+            return !agreement.isConflicting
         }
         if needsStrings { return cookieOutcome(headers.values("Cookie")) }
-        guard let identity else { return .rejected(.notAuthenticated) }
+        guard let identity = agreement.identity else { return .rejected(.notAuthenticated) }
         return .authenticated(identity, refreshesCookie: false)
     }
 

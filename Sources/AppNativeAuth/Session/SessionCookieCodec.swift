@@ -92,35 +92,43 @@ public final class SessionCookieCodec: Sendable {
         return text
     }
 
-    /// Reads the session from `Cookie` header values (contract/auth.md §8.4). Any failure is "no cookie".
+    /// Reads the session from `Cookie` header values (contract/auth.md §8.4). Any failure is "no
+    /// cookie"; several cookies of the name follow `SessionCookieAgreement`.
     public func identity(fromCookieHeaders headers: [String]) -> VerifiedIdentity? {
+        var agreement = SessionCookieAgreement()
         for candidate in CookieHeader.values(named: settings.name, in: headers) {
-            if let identity = try? identity(fromValue: candidate) { return identity }
+            if let identity = try? identity(fromValue: candidate) { agreement.add(identity) }
+            if agreement.isConflicting { return nil }
         }
-        return nil
+        return agreement.identity
     }
 
-    /// `identity(fromCookieHeaders:)` for one `Cookie` field given as its bytes: a cookie already
-    /// verified is answered without building a `String` for the field or the value. The caller
-    /// passes only fields without obs-text (those go through the string entry point).
+    /// `identity(fromCookieHeaders:)` for one `Cookie` field given as its bytes.
     public func identity(fromCookieField field: UnsafeBufferPointer<UInt8>) -> VerifiedIdentity? {
-        var found: VerifiedIdentity?
+        var agreement = SessionCookieAgreement()
+        readSession(fromCookieField: field, into: &agreement)
+        return agreement.identity
+    }
+
+    /// Adds every session cookie of one `Cookie` field, given as its bytes, to `agreement`: a
+    /// cookie already verified is answered without building a `String` for the field or the
+    /// value. The caller passes only fields without obs-text (those go through the string entry
+    /// point), and calls this for each field of a request.
+    public func readSession(fromCookieField field: UnsafeBufferPointer<UInt8>, into agreement: inout SessionCookieAgreement) {
         CookieHeader.forEachValue(named: settings.name, in: field) { value in
             let bytes = UnsafeRawBufferPointer(value)
             guard !bytes.isEmpty else { return true }
             let now = time.wallSeconds
-            let outcome = cachedIdentity(for: CredentialKey(utf8: bytes), now: now)
-            switch outcome {
+            switch cachedIdentity(for: CredentialKey(utf8: bytes), now: now) {
             case .some(.success(let identity)):
-                found = identity
+                agreement.add(identity)
             case .some(.failure):
                 break  // expired: the next cookie of that name may still do
             case nil:
-                found = try? verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now)
+                if let identity = try? verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now) { agreement.add(identity) }
             }
-            return found == nil
+            return !agreement.isConflicting
         }
-        return found
     }
 
     /// Verifies one cookie value.
