@@ -10,6 +10,7 @@ public struct DevSignInQuirks: Sendable {
     /// Whether the redirect back carries `iss` (RFC 9207 §2).
     public var sendsIssuerParameter = false
 
+    /// The quirks named; the rest off.
     public init(
         extraAudiences: [String] = [], authorizedParty: String? = nil, advertisesIssuerParameter: Bool = false,
         sendsIssuerParameter: Bool = false

@@ -16,8 +16,8 @@ extension TrustedProxies {
                 guard !address.isEmpty else { continue }
                 // Anything but an address (`unknown`, a port) ends the walk: it is what the
                 // nearest proxy saw, and it is not trusted.
-                let text = String(address)
-                guard Self.addressBytes(text) != nil else { return String(text.prefix(64)) }
+                // Some proxies (Azure Application Gateway) append the client's port.
+                guard let text = Self.addressWithoutPort(String(address)) else { return String(String(address).prefix(64)) }
                 client = text
                 if !contains(text) { return text }
             }
@@ -36,5 +36,19 @@ extension TrustedProxies {
             groups.append(String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16))
         }
         return groups.joined(separator: ":") + "::/64"
+    }
+
+    /// `address` when it is an IP address; the address of `a.b.c.d:port` or `[v6]:port`; else `nil`.
+    static func addressWithoutPort(_ address: String) -> String? {
+        if addressBytes(address) != nil { return address }
+        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
+            let inner = String(address[address.index(after: address.startIndex)..<close])
+            return addressBytes(inner) != nil ? inner : nil
+        }
+        let parts = address.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, parts[1].allSatisfy(\.isASCII), UInt16(parts[1]) != nil, addressBytes(String(parts[0])) != nil {
+            return String(parts[0])
+        }
+        return nil
     }
 }

@@ -16,6 +16,10 @@ struct ClientAddressTests {
         #expect(trusted.clientAddress(peer: "10.0.0.2", forwardedFor: ["1.2.3.4", "198.51.100.1, 10.0.0.9"]) == "198.51.100.1")
         #expect(trusted.clientAddress(peer: "::1", forwardedFor: ["10.0.0.3 , 10.0.0.4"]) == "10.0.0.3")
         #expect(trusted.clientAddress(peer: "10.0.0.2", forwardedFor: ["1.2.3.4, unknown"]) == "unknown")
+        // A port some proxies append is not part of the client.
+        #expect(trusted.clientAddress(peer: "10.0.0.2", forwardedFor: ["198.51.100.1:51234"]) == "198.51.100.1")
+        #expect(trusted.clientAddress(peer: "10.0.0.2", forwardedFor: ["[2001:db8::1]:443"]) == "2001:db8::1")
+        #expect(trusted.clientAddress(peer: "10.0.0.2", forwardedFor: ["2001:db8::1"]) == "2001:db8::1")
     }
 
     @Test("limit keys: IPv4 as it is, IPv6 by its /64, IPv4-mapped as IPv4")

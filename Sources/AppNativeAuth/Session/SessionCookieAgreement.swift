@@ -14,6 +14,7 @@ public struct SessionCookieAgreement: Sendable {
 
     private var state = State.empty
 
+    /// No cookie read yet.
     public init() {}
 
     /// Adds a cookie value that verified.

@@ -211,10 +211,13 @@ final class BrowserSignIn: Sendable {
         }
     }
 
-    /// Counts and logs `failure` by its reason code (never with request data).
+    /// Counts and logs `failure` by its reason code (never with request data). A rate-limited
+    /// request is counted only: a flood would otherwise write a line per request (the access log
+    /// has its `signin.reason`).
     @discardableResult
     func record(_ failure: SignInFailure) -> SignInFailure {
         metrics.failure(failure.reasonCode).increment()
+        if case .rateLimited = failure { return failure }
         var fields = ["reason": failure.reasonCode, "status": "\(failure.status)"]
         switch failure {
         case .tokenInvalid(let check): fields["check"] = check

@@ -24,8 +24,10 @@ public final class ConsumedSignInStates: Sendable {
     /// sign in, so the table must not grow with them.
     public let capacity: Int
 
+    /// The most used states remembered at once (a few MB).
     public static let defaultCapacity = 100_000
 
+    /// - Parameter capacity: the most states held (at least 1).
     public init(capacity: Int = defaultCapacity) {
         self.capacity = max(1, capacity)
         table = Locked(ExpiringTable(capacity: max(1, capacity)))
@@ -49,6 +51,7 @@ public final class ConsumedSignInStates: Sendable {
         }
     }
 
+    /// States held (expired ones until pruned).
     public var count: Int { table.withLock { $0.count } }
 
     private static func second(_ now: Double) -> Int64 { now.isFinite ? Int64(max(0, min(now, 1e15))) : 0 }

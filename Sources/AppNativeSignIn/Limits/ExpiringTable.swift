@@ -23,6 +23,7 @@ public struct ExpiringTable<Key: Hashable & Sendable, Value: Sendable>: Sendable
     /// The most entries the table holds.
     public let capacity: Int
 
+    /// - Parameter capacity: the most entries held (at least 1).
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
     }

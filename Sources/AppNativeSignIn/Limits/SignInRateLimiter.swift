@@ -22,6 +22,7 @@ public struct SignInRateLimiter: Sendable {
     public let perMinute: Int
     private var buckets: ExpiringTable<String, Bucket>
 
+    /// The most client addresses each limiter remembers.
     public static let defaultCapacity = 50_000
 
     /// - Parameters:
