@@ -60,6 +60,24 @@ extension Adversarial {
             #expect(finished.head.headers.values("Set-Cookie").contains { $0.hasPrefix("__Host-" + SignInStateCookie.namePrefix) && $0.contains("Max-Age=0") })
         }
 
+        @Test("the attempt cookie (Path=/ on https) never reaches the upstream: its verifier and nonce stay at the gateway")
+        func attemptCookieIsNotForwarded() async throws {
+            let setup = try await BrowserSignInTests.start(["PUBLIC_URL": Self.publicURL, "PUBLIC_PATHS": "/public,/echo"])
+            defer { setup.stop() }
+            let port = setup.port
+            let login = try await blocking {
+                try BrowserSignInTests.send(port: port, "/.auth/login?redirect=/", headers: BrowserSignInTests.navigation)
+            }
+            let attempt = BrowserSignInTests.pair(try #require(login.head.headers.values("Set-Cookie").first))
+            #expect(attempt.hasPrefix("__Host-bms_signin_"))
+            let bare = String(attempt.dropFirst("__Host-".count))
+            let cookie = "theme=dark; " + attempt + "; lang=en; " + bare
+            let echoed = try await blocking { try RawHTTPClient.get(port: port, "/echo/page", headers: ["Cookie": cookie]) }
+            #expect(echoed.status == 200)
+            let headers = try ProxyFixture.echoedHeaders(echoed)
+            #expect(headers.first { $0.0 == "cookie" }?.1 == "theme=dark; lang=en", "\(headers.filter { $0.0 == "cookie" })")
+        }
+
         @Test("two session cookies of the session cookie's name that name different users: no session (401), never the first one's")
         func twoSessionCookies() async throws {
             let fixture = try await ProxyFixture.start(["PUBLIC_PATHS": "/public", "SESSION_COOKIE_NAME": "__Host-bms_session", "SESSION_SECURE": "true"])
