@@ -13,6 +13,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
             case issuer, audience, accessToken = "access_token", noScopeClaim = "no_scope_claim", scope
             case tenant, missingOID = "missing_oid", missingEmail = "missing_email"
             case notAuthenticated = "not_authenticated", configuration, deployment
+            case conflictingCookies = "conflicting_cookies"
         }
 
         private let value: Value
@@ -61,6 +62,9 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A session cookie bound to another deployment, or one that names none (the reference's)
         /// while reference cookies are not accepted.
         public static let deployment = Code(.deployment)
+        /// Two session cookies of the name verified and named different users
+        /// (`SessionCookieAgreement`): no session.
+        public static let conflictingCookies = Code(.conflictingCookies)
         /// Invalid verifier or cookie configuration (construction time only).
         public static let configuration = Code(.configuration)
 

@@ -12,17 +12,21 @@ extension DevIdentityProvider {
 
     /// Mints the ID token of a browser sign-in (OpenID Connect Core §2): `iss` is the dev identity
     /// provider's own issuer, `aud` the client, `nonce` echoed, and Entra's identity claims.
+    /// `extraAudiences` and `authorizedParty` are for tests of the client's audience checks.
     public func signInIDToken(
         for user: DevSignInUser,
         issuer: String,
         clientID: String,
         nonce: String?,
         issuedAt now: Double,
-        lifetime: Duration = .seconds(3600)
+        lifetime: Duration = .seconds(3600),
+        extraAudiences: [String] = [],
+        authorizedParty: String? = nil
     ) throws(CryptoError) -> String {
         let issuedAt = Int64(now.rounded(.down))
         var claims = JSONObject()
-        claims["aud"] = .string(clientID)
+        claims["aud"] = extraAudiences.isEmpty ? .string(clientID) : .array(([clientID] + extraAudiences).map(JSONValue.string))
+        if let authorizedParty { claims["azp"] = .string(authorizedParty) }
         claims["iss"] = .string(issuer)
         claims["iat"] = .number(JSONNumber(issuedAt))
         claims["nbf"] = .number(JSONNumber(issuedAt))

@@ -79,6 +79,9 @@ final class DevSignInHandler: HTTPExchangeHandler {
         document["id_token_signing_alg_values_supported"] = .array([.string("RS256")])
         document["code_challenge_methods_supported"] = .array([.string("S256")])
         document["token_endpoint_auth_methods_supported"] = .array([.string("client_secret_post")])
+        if authority.quirks.advertisesIssuerParameter {
+            document["authorization_response_iss_parameter_supported"] = .bool(true)
+        }
         document["scopes_supported"] = .array(["openid", "profile", "email"].map(JSONValue.string))
         document["claims_supported"] = .array(
             ["sub", "iss", "aud", "exp", "iat", "nbf", "nonce", "tid", "oid", "email", "name", "preferred_username", "roles"]
@@ -123,6 +126,7 @@ final class DevSignInHandler: HTTPExchangeHandler {
             answer = [("error", "invalid_request"), ("error_description", "no user chosen")]
         }
         if let state = request.state { answer.append(("state", state)) }
+        if authority.quirks.sendsIssuerParameter { answer.append(("iss", authority.issuer)) }
         redirect(exchange, to: DevAuthorizationRequest.location(request.redirectURI, adding: answer))
     }
 
@@ -175,7 +179,8 @@ final class DevSignInHandler: HTTPExchangeHandler {
         let idToken: String
         do {
             idToken = try authority.provider.signInIDToken(
-                for: grant.user, issuer: authority.issuer, clientID: grant.clientID, nonce: grant.nonce, issuedAt: now)
+                for: grant.user, issuer: authority.issuer, clientID: grant.clientID, nonce: grant.nonce, issuedAt: now,
+                extraAudiences: authority.quirks.extraAudiences, authorizedParty: authority.quirks.authorizedParty)
         } catch {
             return tokenError(exchange, status: 500, "server_error", "the ID token could not be signed")
         }

@@ -59,6 +59,10 @@ public final class DevSignInServer: Sendable {
     /// registered redirect URI.
     public func register(redirectURI: String) { authority.register(redirectURI: redirectURI) }
 
+    /// Makes the provider misbehave in one of the ways a client must catch (tests only; `make run`
+    /// never calls it).
+    public func behave(_ quirks: DevSignInQuirks) { authority.setQuirks(quirks) }
+
     /// Stops serving.
     public func shutdown() { server.shutdown(gracePeriod: .milliseconds(200)) }
 }
@@ -73,6 +77,7 @@ final class DevSignInAuthority: Sendable {
     let codes = DevSignInCodes()
     private let redirects: Locked<[String]>
     private let issuerText = Locked("")
+    private let quirkState = Locked(DevSignInQuirks())
 
     init(provider: DevIdentityProvider, clientID: String, clientSecret: String, redirectURIs: [String], users: [DevSignInUser], timeSource: any TimeSource) {
         self.provider = provider
@@ -87,6 +92,9 @@ final class DevSignInAuthority: Sendable {
     var redirectURIs: [String] { redirects.withLock { $0 } }
 
     func setIssuer(_ issuer: String) { issuerText.withLock { $0 = issuer } }
+
+    var quirks: DevSignInQuirks { quirkState.withLock { $0 } }
+    func setQuirks(_ quirks: DevSignInQuirks) { quirkState.withLock { $0 = quirks } }
 
     func register(redirectURI: String) {
         redirects.withLock { if !$0.contains(redirectURI) { $0.append(redirectURI) } }

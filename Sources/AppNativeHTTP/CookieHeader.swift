@@ -56,14 +56,34 @@ public enum CookieHeader: Sendable {
         return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
     }
 
+    /// `removing(_:from:)` that also removes every cookie whose name starts with one of `prefixes`.
+    public static func removing(_ name: String?, orNamesStartingWith prefixes: [String], from header: String) -> String? {
+        var kept = [UInt8]()
+        var header = header
+        header.withUTF8 { _ = appendRemaining(of: $0, removing: name, orNamesStartingWith: prefixes, to: &kept) }
+        return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
+    }
+
     /// `removing(_:from:)` on one field's bytes, appending what is kept to `kept` (after `; ` when
     /// `kept` is not empty), so several `Cookie` fields join into one value without a `String`.
     /// Returns whether a cookie called `name` was there.
     @discardableResult
     public static func appendRemaining(of field: UnsafeBufferPointer<UInt8>, removing name: String, to kept: inout [UInt8]) -> Bool {
+        appendRemaining(of: field, removing: name, orNamesStartingWith: [], to: &kept)
+    }
+
+    /// `appendRemaining(of:removing:to:)` that also removes every cookie whose name starts with one
+    /// of `prefixes` (a family of cookies named per use, like the sign-in's per-attempt cookies).
+    /// Returns whether anything was removed.
+    @discardableResult
+    public static func appendRemaining(
+        of field: UnsafeBufferPointer<UInt8>, removing name: String?, orNamesStartingWith prefixes: [String], to kept: inout [UInt8]
+    ) -> Bool {
         var removed = false
         forEachPair(in: field) { bytes, pair in
-            if pair.equals != nil, pair.hasName(name, in: bytes) {
+            if pair.equals != nil,
+                (name.map { pair.hasName($0, in: bytes) } ?? false) || prefixes.contains(where: { pair.hasName($0, in: bytes, prefixOnly: true) })
+            {
                 removed = true
                 return
             }
@@ -85,13 +105,14 @@ public enum CookieHeader: Sendable {
         /// The offset of the first `=`, if any.
         var equals: Int?
 
-        /// Whether the name (before `=`, trimmed) is exactly `name`'s bytes.
-        func hasName(_ name: String, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        /// Whether the name (before `=`, trimmed) is exactly `name`'s bytes, or with `prefixOnly`
+        /// starts with them.
+        func hasName(_ name: String, in bytes: UnsafeBufferPointer<UInt8>, prefixOnly: Bool = false) -> Bool {
             guard let equals else { return false }
             var nameEnd = equals
             while nameEnd > start, CookieHeader.isSpace(bytes[nameEnd - 1]) { nameEnd -= 1 }
             let utf8 = name.utf8
-            guard nameEnd - start == utf8.count else { return false }
+            guard prefixOnly ? nameEnd - start >= utf8.count : nameEnd - start == utf8.count else { return false }
             var offset = start
             for byte in utf8 {
                 guard bytes[offset] == byte else { return false }

@@ -9,6 +9,8 @@ public final class ProxyHandler: HTTPExchangeHandler {
     private let trustedProxies: TrustedProxies
     /// Fields no client may send upstream, removed from every head and trailer section.
     let removedFields: FieldNamePatterns
+    /// Cookie families of the gateway's own (the sign-in's per-attempt cookies) removed from `Cookie`.
+    let strippedCookiePrefixes: [String]
     private let logger: Logger
     private let accessLog: AccessLog
     private let errors: [ErrorCause: Counter]
@@ -29,6 +31,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         upstream: UpstreamConfiguration,
         trustedProxies: TrustedProxies,
         removingFields removedFields: FieldNamePatterns,
+        removingCookiesStartingWith strippedCookiePrefixes: [String] = [],
         accessLog: AccessLog,
         logger: Logger,
         metrics: MetricsRegistry
@@ -36,6 +39,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         pool = UpstreamPool(loop: loop, configuration: upstream, metrics: metrics)
         self.trustedProxies = trustedProxies
         self.removedFields = removedFields
+        self.strippedCookiePrefixes = strippedCookiePrefixes
         self.accessLog = accessLog
         self.logger = logger
         var errors = [ErrorCause: Counter]()
@@ -100,7 +104,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
             host: head.headers.first("Host")
         )
         if !keepsAuthorization { head.headers.remove("Authorization") }
-        if let strippedCookie { Self.strip(strippedCookie, from: &head.headers) }
+        if strippedCookie != nil || !strippedCookiePrefixes.isEmpty {
+            Self.strip(strippedCookie, orNamesStartingWith: strippedCookiePrefixes, from: &head.headers)
+        }
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
         head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(
@@ -112,22 +118,23 @@ public final class ProxyHandler: HTTPExchangeHandler {
         return ForwardedExchange(proxy)
     }
 
-    /// Removes the cookie called `name` from the `Cookie` fields, which are joined into one (or
+    /// Removes the cookie called `name` (and those whose names start with one of `prefixes`) from
+    /// the `Cookie` fields, which are joined into one (or
     /// dropped when nothing is left). Read in place: a request without that cookie is left as it
     /// is, and ASCII fields (all in practice) are rebuilt from their bytes without a `String`.
-    static func strip(_ name: String, from headers: inout HTTPHeaders) {
+    static func strip(_ name: String?, orNamesStartingWith prefixes: [String] = [], from headers: inout HTTPHeaders) {
         var kept: [UInt8] = []
         var found = false
         var allASCII = true
         headers.forEachValueBytes("Cookie") { field, isASCII in
             allASCII = allASCII && isASCII
-            if CookieHeader.appendRemaining(of: field, removing: name, to: &kept) { found = true }
+            if CookieHeader.appendRemaining(of: field, removing: name, orNamesStartingWith: prefixes, to: &kept) { found = true }
             return true
         }
         guard found else { return }
         guard allASCII else {
             // obs-text: through strings, transcoded exactly as `add(name:value:)` does.
-            let remaining = headers.values("Cookie").compactMap { CookieHeader.removing(name, from: $0) }
+            let remaining = headers.values("Cookie").compactMap { CookieHeader.removing(name, orNamesStartingWith: prefixes, from: $0) }
             headers.remove("Cookie")
             if !remaining.isEmpty { headers.add(name: "Cookie", value: remaining.joined(separator: "; ")) }
             return

@@ -308,4 +308,35 @@ struct SessionCookieTests {
         let valid = codec.value(for: Self.user)
         #expect(codec.identity(fromCookieHeaders: ["bms_session=bogus; bms_session=\(valid)"]) != nil)
     }
+
+    @Test("two valid session cookies: the first when both name the same user; none when they name different users")
+    func twoValidCookies() throws {
+        let time = ManualTimeSource(wallSeconds: Self.now)
+        let codec = try Self.codec(time: time)
+        let first = codec.value(for: Self.user)
+        time.advance(by: .seconds(5))
+        let renewed = codec.value(for: Self.user)
+        let other = UserIdentity(objectID: "0b0b0b0b-0000-4000-8000-000000000002", email: "eve@example.com", tenantID: Self.tenant)
+        let planted = codec.value(for: other)
+        func read(_ field: String) -> VerifiedIdentity? {
+            var bytes = Array(field.utf8)
+            return bytes.withUnsafeMutableBufferPointer { codec.identity(fromCookieField: UnsafeBufferPointer($0)) }
+        }
+        // The same user twice (a renewal beside an older copy): the first is the session.
+        #expect(codec.identity(fromCookieHeaders: ["bms_session=\(first); bms_session=\(renewed)"])?.user == Self.user)
+        #expect(read("bms_session=\(renewed); bms_session=\(first)")?.user == Self.user)
+        // Different users, in either order, in one field or in two: no session.
+        #expect(codec.identity(fromCookieHeaders: ["bms_session=\(planted); bms_session=\(first)"]) == nil)
+        #expect(codec.identity(fromCookieHeaders: ["bms_session=\(first); bms_session=\(planted)"]) == nil)
+        #expect(codec.identity(fromCookieHeaders: ["bms_session=\(first)", "bms_session=\(planted)"]) == nil)
+        #expect(read("bms_session=\(first); bms_session=\(planted)") == nil)
+        #expect(read("bms_session=\(planted); bms_session=\(first)") == nil)
+        // Across fields read in place, the agreement spans every field.
+        var agreement = SessionCookieAgreement()
+        for field in ["bms_session=\(first)", "theme=dark", "bms_session=\(planted)"] {
+            var bytes = Array(field.utf8)
+            bytes.withUnsafeMutableBufferPointer { codec.readSession(fromCookieField: UnsafeBufferPointer($0), into: &agreement) }
+        }
+        #expect(agreement.isConflicting && agreement.identity == nil)
+    }
 }

@@ -50,4 +50,23 @@ struct CookieHeaderTests {
     func removal(header: String, expected: String?) {
         #expect(CookieHeader.removing("bms_session", from: header) == expected)
     }
+
+    @Test("a cookie family is removed by its name prefix, with the exact name, and nothing else", arguments: [
+        ("a=1; __Host-bms_signin_X=v; bms_session=s; b=2", "a=1; b=2"),
+        ("bms_signin_Y=v;bms_signin_=w; c=3", "c=3"),
+        ("xbms_signin_Y=v; bms_signi=w; __Host-bms_signi=z", "xbms_signin_Y=v; bms_signi=w; __Host-bms_signi=z"),
+        ("bms_signin_Y", "bms_signin_Y"),
+        ("__Host-bms_signin_A=1; bms_signin_B=2; bms_session=3", nil),
+    ] as [(String, String?)])
+    func prefixRemoval(header: String, expected: String?) {
+        let prefixes = ["__Host-bms_signin_", "bms_signin_"]
+        #expect(CookieHeader.removing("bms_session", orNamesStartingWith: prefixes, from: header) == expected)
+        var kept = [UInt8]()
+        var field = Array(header.utf8)
+        let removed = field.withUnsafeMutableBufferPointer {
+            CookieHeader.appendRemaining(of: UnsafeBufferPointer($0), removing: "bms_session", orNamesStartingWith: prefixes, to: &kept)
+        }
+        #expect(removed == (expected != header))
+        #expect((kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)) == expected)
+    }
 }

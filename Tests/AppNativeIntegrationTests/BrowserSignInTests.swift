@@ -28,8 +28,9 @@ struct BrowserSignInTests {
         }
     }
 
-    static func start(_ extra: [String: String] = [:]) async throws -> Setup {
+    static func start(_ extra: [String: String] = [:], quirks: DevSignInQuirks = DevSignInQuirks()) async throws -> Setup {
         let provider = try DevSignInServer(provider: ProxyFixture.devProvider(), listenAddress: try SocketAddress(parsing: "127.0.0.1:0"))
+        provider.behave(quirks)
         provider.start()
         var environment = [
             "PUBLIC_PATHS": "/public", "BROWSER_SIGN_IN": "true", "ENTRA_CLIENT_ID": DevIdentityProvider.signInClientID,
@@ -68,7 +69,7 @@ struct BrowserSignInTests {
         let response = try await blocking { try send(port: port, target, headers: navigation) }
         #expect(response.status == 302)
         let location = try #require(response.head.headers.first("Location"))
-        let cookie = try #require(response.head.headers.values("Set-Cookie").first { $0.hasPrefix(SignInStateCookie.namePrefix) })
+        let cookie = try #require(response.head.headers.values("Set-Cookie").first { $0.contains(SignInStateCookie.namePrefix) })
         return (location, pair(cookie))
     }
 

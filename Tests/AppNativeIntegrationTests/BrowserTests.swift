@@ -40,7 +40,7 @@ struct BrowserTests {
         try await Self.run(scheme: "tls")
     }
 
-    /// `Tests/Peers/browser_signin_suite.py`, once per OpenID provider.
+    /// `Tests/Peers/browser_signin_suite.py`, once per OpenID provider, and once over https.
     static func runSignIn(provider: String) async throws {
         try await runScript("browser_signin_suite.py", only: provider, timeoutSeconds: 600)
     }
@@ -53,5 +53,10 @@ struct BrowserTests {
     @Test("browser sign-in through oidc-provider-mock (PyPI): the same cases against a provider nobody here wrote")
     func signInOIDCProviderMock() async throws {
         try await Self.runSignIn(provider: "mock")
+    }
+
+    @Test("browser sign-in over https: __Host- attempt and session cookies kept by Chromium, a planted bare-named attempt cookie refused, the same cases")
+    func signInOverHTTPS() async throws {
+        try await Self.runSignIn(provider: "https")
     }
 }

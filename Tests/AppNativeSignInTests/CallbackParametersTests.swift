@@ -38,4 +38,22 @@ struct CallbackParametersTests {
             try CallbackParameters(target: "/cb?code=x&state=S&iss=a&iss=b", expectedIssuer: issuer)
         }
     }
+
+    /// RFC 9207 §2.4: when discovery advertises `authorization_response_iss_parameter_supported`,
+    /// a response without `iss` is refused, error responses included; with it, it must still match.
+    @Test func issuerRequiredWhenAdvertised() throws {
+        let issuer = "https://login.example/t/v2.0"
+        #expect(throws: SignInFailure.issuerMissing) {
+            try CallbackParameters(target: "/cb?code=x&state=S", expectedIssuer: issuer, requiresIssuer: true)
+        }
+        #expect(throws: SignInFailure.issuerMissing) {
+            try CallbackParameters(target: "/cb?error=access_denied&state=S", expectedIssuer: issuer, requiresIssuer: true)
+        }
+        #expect(throws: SignInFailure.issuerMismatch) {
+            try CallbackParameters(target: "/cb?code=x&state=S&iss=https%3A%2F%2Fevil.example", expectedIssuer: issuer, requiresIssuer: true)
+        }
+        let good = try CallbackParameters(
+            target: "/cb?code=x&state=S&iss=https%3A%2F%2Flogin.example%2Ft%2Fv2.0", expectedIssuer: issuer, requiresIssuer: true)
+        #expect(good.state == "S")
+    }
 }

@@ -60,10 +60,27 @@ struct IDTokenVerifierTests {
         #expect(identity.user.name == "A")
     }
 
-    @Test func audienceMayBeAnArrayContainingTheClient() async throws {
+    @Test("OpenID Connect Core §3.1.3.7: aud holds the client and no untrusted audience; azp required with several, the client when present")
+    func audienceAndAuthorizedParty() async throws {
         let verifier = await verifier(keys: Self.oneKey)
-        let array = try token(claims(["aud": .array([.string("other"), .string(Self.clientID)]), "azp": .string(Self.clientID)]))
-        #expect(try await verifier.verify(array, nonce: nonce).user.objectID == "user-1")
+        // An array holding only the client is the client's token.
+        let single = try token(claims(["aud": .array([.string(Self.clientID)])]))
+        #expect(try await verifier.verify(single, nonce: nonce).user.objectID == "user-1")
+        let withParty = try token(claims(["aud": .array([.string(Self.clientID), .string(Self.clientID)]), "azp": .string(Self.clientID)]))
+        #expect(try await verifier.verify(withParty, nonce: nonce).user.objectID == "user-1")
+        #expect(try await verifier.verify(try token(claims(["azp": .string(Self.clientID)])), nonce: nonce).user.objectID == "user-1")
+        // Another audience beside the client is not trusted, with or without azp.
+        await #expect(throws: SignInFailure.tokenInvalid(check: "audience_untrusted")) {
+            try await verifier.verify(try token(claims(["aud": .array([.string("other"), .string(Self.clientID)])])), nonce: nonce)
+        }
+        await #expect(throws: SignInFailure.tokenInvalid(check: "audience_untrusted")) {
+            try await verifier.verify(
+                try token(claims(["aud": .array([.string(Self.clientID), .string("other")]), "azp": .string(Self.clientID)])), nonce: nonce)
+        }
+        // Several audiences without azp.
+        await #expect(throws: SignInFailure.tokenInvalid(check: "azp_missing")) {
+            try await verifier.verify(try token(claims(["aud": .array([.string(Self.clientID), .string(Self.clientID)])])), nonce: nonce)
+        }
         await #expect(throws: SignInFailure.tokenInvalid(check: "audience")) {
             try await verifier.verify(try token(claims(["aud": .array([.string("other")])])), nonce: nonce)
         }
@@ -72,6 +89,9 @@ struct IDTokenVerifierTests {
         }
         await #expect(throws: SignInFailure.tokenInvalid(check: "azp")) {
             try await verifier.verify(try token(claims(["azp": .string("other")])), nonce: nonce)
+        }
+        await #expect(throws: SignInFailure.tokenInvalid(check: "azp")) {
+            try await verifier.verify(try token(claims(["azp": .number(JSONNumber(1))])), nonce: nonce)
         }
     }
 

@@ -59,6 +59,19 @@ struct ProviderMetadataTests {
         #expect(try Self.validate(document).endSessionEndpoint == nil)
     }
 
+    /// RFC 9207 §3: `authorization_response_iss_parameter_supported`, absent (Entra) or false:
+    /// not required; true: required; anything but a boolean: refused.
+    @Test func issuerParameterSupport() throws {
+        #expect(try Self.validate(Self.entraLike()).sendsIssuerParameter == false)
+        var document = Self.entraLike()
+        document["authorization_response_iss_parameter_supported"] = .bool(true)
+        #expect(try Self.validate(document).sendsIssuerParameter == true)
+        document["authorization_response_iss_parameter_supported"] = .bool(false)
+        #expect(try Self.validate(document).sendsIssuerParameter == false)
+        document["authorization_response_iss_parameter_supported"] = .string("true")
+        #expect(Self.reason { () throws(SignInProviderError) in try Self.validate(document) }?.contains("not a boolean") == true)
+    }
+
     @Test(arguments: ["issuer", "authorization_endpoint", "token_endpoint", "jwks_uri"])
     func requiredMemberMissingIsRefused(member: String) {
         var document = Self.entraLike()

@@ -7,7 +7,8 @@ struct SignInFailureTests {
         .cancelled, .providerError(code: "invalid_request"), .providerError(code: "server_error"), .stateMissing, .stateExpired,
         .stateInvalid, .stateReplayed, .callbackMalformed, .issuerMismatch, .redemptionRefused(oauthError: "invalid_grant"),
         .providerUnavailable(reason: "timeout"), .clientCredential(reason: "unreadable"), .notReady,
-        .tokenInvalid(check: "nonce"), .wrongTenant, .notAllowed,
+        .tokenInvalid(check: "nonce"), .wrongTenant, .notAllowed, .issuerMissing, .rateLimited(retryAfterSeconds: 7),
+        .busy(retryAfterSeconds: 30),
     ]
 
     @Test func everyReasonHasACodeAStatusAndASentence() {
@@ -24,7 +25,7 @@ struct SignInFailureTests {
     @Test func fiveHundredsOnlyWhenTheProviderOrSetupFailed() {
         for failure in Self.all {
             switch failure {
-            case .providerUnavailable, .clientCredential, .notReady, .providerError(code: "server_error"):
+            case .providerUnavailable, .clientCredential, .notReady, .busy, .providerError(code: "server_error"):
                 #expect(failure.status >= 500, "\(failure.reasonCode)")
             default:
                 #expect(failure.status < 500, "\(failure.reasonCode)")
@@ -63,5 +64,18 @@ struct SignInFailureTests {
     @Test func pageEscapesItsLink() {
         let page = String(decoding: SignInPage.failure(.cancelled, loginPath: "/x\"><script>"), as: UTF8.self)
         #expect(!page.contains("<script>"))
+    }
+
+    @Test("the limits' pages say when to come back: 429 and 503 with Retry-After seconds and their own title")
+    func limitsCarryRetryAfter() {
+        #expect(SignInFailure.rateLimited(retryAfterSeconds: 7).status == 429)
+        #expect(SignInFailure.rateLimited(retryAfterSeconds: 7).retryAfterSeconds == 7)
+        #expect(SignInFailure.busy(retryAfterSeconds: 30).status == 503)
+        #expect(SignInFailure.busy(retryAfterSeconds: 30).retryAfterSeconds == 30)
+        #expect(SignInFailure.stateMissing.retryAfterSeconds == nil)
+        let page = String(decoding: SignInPage.failure(.rateLimited(retryAfterSeconds: 7), loginPath: "/.auth/login"), as: UTF8.self)
+        #expect(page.contains("<title>Too many sign-in attempts</title>"))
+        #expect(page.contains("Reason: rate_limited"))
+        #expect(SignInFailure.issuerMissing.status == 400)
     }
 }

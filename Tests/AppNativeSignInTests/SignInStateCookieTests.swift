@@ -23,7 +23,7 @@ struct SignInStateCookieTests {
         let codec = try codec()
         let attempt = SignInAttempt.start(returnPath: ReturnPath.orRoot("/app?x=1"), now: now)
         let header = codec.setCookieHeader(for: attempt, now: now, isSecure: true)
-        let read = try codec.attempt(forState: attempt.state, cookieHeaders: [cookiePair(header)], now: now + 5)
+        let read = try codec.attempt(forState: attempt.state, cookieHeaders: [cookiePair(header)], now: now + 5, isSecure: true)
         #expect(read.state == attempt.state)
         #expect(read.nonce.revealed == attempt.nonce.revealed)
         #expect(read.proofKey.verifier.revealed == attempt.proofKey.verifier.revealed)
@@ -34,16 +34,43 @@ struct SignInStateCookieTests {
     @Test func attributes() throws {
         let attempt = SignInAttempt.start(returnPath: .root, now: now)
         let secure = try codec().setCookieHeader(for: attempt, now: now, isSecure: true)
-        #expect(secure.hasPrefix(SignInStateCookie.name(forState: attempt.state) + "="))
-        #expect(secure.contains("; Path=/.auth/callback;"))
+        // https: a __Host- cookie (Secure, Path=/, no Domain), still one per attempt.
+        #expect(secure.hasPrefix("__Host-bms_signin_"))
+        #expect(secure.hasPrefix(SignInStateCookie.name(forState: attempt.state, isSecure: true) + "="))
+        #expect(secure.contains("; Path=/;"))
+        #expect(!secure.lowercased().contains("domain"))
         #expect(secure.contains("; Max-Age=600;"))
         #expect(secure.contains("HttpOnly"))
         #expect(secure.contains("; Secure"))
         #expect(secure.hasSuffix("SameSite=Lax"))
+        // Plain-http loopback development: browsers refuse __Host- without Secure.
         let plain = try codec().setCookieHeader(for: attempt, now: now, isSecure: false)
+        #expect(plain.hasPrefix(SignInStateCookie.name(forState: attempt.state, isSecure: false) + "="))
+        #expect(plain.hasPrefix("bms_signin_"))
+        #expect(plain.contains("; Path=/.auth/callback;"))
         #expect(!plain.contains("Secure"))
         let cleared = try codec().clearCookieHeader(forState: attempt.state, isSecure: true)
-        #expect(cleared == SignInStateCookie.name(forState: attempt.state) + "=; Path=/.auth/callback; Max-Age=0; HttpOnly; Secure; SameSite=Lax")
+        #expect(cleared == SignInStateCookie.name(forState: attempt.state, isSecure: true) + "=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax")
+        let clearedPlain = try codec().clearCookieHeader(forState: attempt.state, isSecure: false)
+        #expect(clearedPlain == SignInStateCookie.name(forState: attempt.state, isSecure: false) + "=; Path=/.auth/callback; Max-Age=0; HttpOnly; SameSite=Lax")
+    }
+
+    @Test("on https only the __Host- name is read: a bare-named cookie (planted by a sibling subdomain) is missing")
+    func plantedBareCookieIsMissing() throws {
+        let codec = try codec()
+        let attempt = SignInAttempt.start(returnPath: .root, now: now)
+        let genuine = cookiePair(codec.setCookieHeader(for: attempt, now: now, isSecure: true))
+        let bare = String(genuine.dropFirst("__Host-".count))
+        #expect(throws: SignInFailure.stateMissing) { try codec.attempt(forState: attempt.state, cookieHeaders: [bare], now: now, isSecure: true) }
+        // Moved under the plain-http name, the value's MAC (which covers the name) fails.
+        #expect(throws: SignInFailure.stateInvalid) { try codec.attempt(forState: attempt.state, cookieHeaders: [bare], now: now, isSecure: false) }
+        // A cookie minted on a plain-http origin cannot be renamed to the __Host- name either.
+        let plain = cookiePair(codec.setCookieHeader(for: attempt, now: now, isSecure: false))
+        #expect(throws: SignInFailure.stateInvalid) {
+            try codec.attempt(forState: attempt.state, cookieHeaders: ["__Host-" + plain], now: now, isSecure: true)
+        }
+        #expect(try codec.attempt(forState: attempt.state, cookieHeaders: [bare + "; " + genuine], now: now, isSecure: true).state == attempt.state)
+        #expect(try codec.attempt(forState: attempt.state, cookieHeaders: [plain], now: now, isSecure: false).state == attempt.state)
     }
 
     @Test func lifetimeIsAtMostTenMinutes() {
@@ -59,7 +86,7 @@ struct SignInStateCookieTests {
         #expect(a.state != b.state)
         #expect(a.nonce.revealed != b.nonce.revealed)
         #expect(SignInAttempt.isWellFormedState(a.state))
-        #expect(SignInStateCookie.name(forState: a.state) != SignInStateCookie.name(forState: b.state))
+        #expect(SignInStateCookie.name(forState: a.state, isSecure: true) != SignInStateCookie.name(forState: b.state, isSecure: true))
     }
 
     @Test func severalTabsEachFindTheirOwn() throws {
@@ -67,7 +94,7 @@ struct SignInStateCookieTests {
         let tabs = (0..<3).map { SignInAttempt.start(returnPath: ReturnPath.orRoot("/tab\($0)"), now: now) }
         let cookie = tabs.map { cookiePair(codec.setCookieHeader(for: $0, now: now, isSecure: true)) }.joined(separator: "; ")
         for (index, tab) in tabs.enumerated() {
-            let read = try codec.attempt(forState: tab.state, cookieHeaders: [cookie], now: now)
+            let read = try codec.attempt(forState: tab.state, cookieHeaders: [cookie], now: now, isSecure: true)
             #expect(read.returnPath.value == "/tab\(index)")
         }
     }
@@ -75,7 +102,7 @@ struct SignInStateCookieTests {
     @Test func missingCookie() throws {
         let attempt = SignInAttempt.start(returnPath: .root, now: now)
         #expect(throws: SignInFailure.stateMissing) {
-            try codec().attempt(forState: attempt.state, cookieHeaders: ["other=1"], now: now)
+            try codec().attempt(forState: attempt.state, cookieHeaders: ["other=1"], now: now, isSecure: true)
         }
     }
 
@@ -84,7 +111,7 @@ struct SignInStateCookieTests {
         let attempt = SignInAttempt.start(returnPath: .root, now: now)
         let pair = cookiePair(codec.setCookieHeader(for: attempt, now: now, isSecure: true))
         #expect(throws: SignInFailure.stateExpired) {
-            try codec.attempt(forState: attempt.state, cookieHeaders: [pair], now: now + 601)
+            try codec.attempt(forState: attempt.state, cookieHeaders: [pair], now: now + 601, isSecure: true)
         }
     }
 
@@ -94,17 +121,17 @@ struct SignInStateCookieTests {
         let pair = cookiePair(codec.setCookieHeader(for: attempt, now: now, isSecure: true))
         // Signed with another secret: the same shape, a MAC that does not verify.
         let forged = cookiePair(try self.codec(secrets: [Self.otherSecret]).setCookieHeader(for: attempt, now: now, isSecure: true))
-        #expect(throws: SignInFailure.stateInvalid) { try codec.attempt(forState: attempt.state, cookieHeaders: [forged], now: now) }
+        #expect(throws: SignInFailure.stateInvalid) { try codec.attempt(forState: attempt.state, cookieHeaders: [forged], now: now, isSecure: true) }
         // One flipped character of the payload.
         var bytes = Array(pair.utf8)
         let index = pair.utf8.count - 60
         bytes[index] = bytes[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         #expect(throws: SignInFailure.stateInvalid) {
-            try codec.attempt(forState: attempt.state, cookieHeaders: [String(decoding: bytes, as: UTF8.self)], now: now)
+            try codec.attempt(forState: attempt.state, cookieHeaders: [String(decoding: bytes, as: UTF8.self)], now: now, isSecure: true)
         }
-        let name = SignInStateCookie.name(forState: attempt.state)
+        let name = SignInStateCookie.name(forState: attempt.state, isSecure: true)
         for garbage in ["", "x", "a.b", "a.b.c", "....", String(repeating: "A", count: 5000) + ".AAAA"] {
-            #expect(throws: SignInFailure.stateInvalid) { try codec.attempt(forState: attempt.state, cookieHeaders: ["\(name)=\(garbage)"], now: now) }
+            #expect(throws: SignInFailure.stateInvalid) { try codec.attempt(forState: attempt.state, cookieHeaders: ["\(name)=\(garbage)"], now: now, isSecure: true) }
         }
     }
 
@@ -113,14 +140,14 @@ struct SignInStateCookieTests {
         let mine = SignInAttempt.start(returnPath: .root, now: now)
         let theirs = SignInAttempt.start(returnPath: .root, now: now)
         let value = cookiePair(codec.setCookieHeader(for: theirs, now: now, isSecure: true)).split(separator: "=", maxSplits: 1)[1]
-        let renamed = SignInStateCookie.name(forState: mine.state) + "=" + value
-        #expect(throws: SignInFailure.stateInvalid) { try codec.attempt(forState: mine.state, cookieHeaders: [renamed], now: now) }
+        let renamed = SignInStateCookie.name(forState: mine.state, isSecure: true) + "=" + value
+        #expect(throws: SignInFailure.stateInvalid) { try codec.attempt(forState: mine.state, cookieHeaders: [renamed], now: now, isSecure: true) }
     }
 
     @Test func malformedStateIsRefused() throws {
-        #expect(throws: SignInFailure.stateInvalid) { try codec().attempt(forState: "short", cookieHeaders: [], now: now) }
+        #expect(throws: SignInFailure.stateInvalid) { try codec().attempt(forState: "short", cookieHeaders: [], now: now, isSecure: true) }
         #expect(throws: SignInFailure.stateInvalid) {
-            try codec().attempt(forState: String(repeating: "%", count: 43), cookieHeaders: [], now: now)
+            try codec().attempt(forState: String(repeating: "%", count: 43), cookieHeaders: [], now: now, isSecure: true)
         }
     }
 
@@ -129,7 +156,7 @@ struct SignInStateCookieTests {
         let rotated = try codec(secrets: [Self.secret, Self.otherSecret])
         let attempt = SignInAttempt.start(returnPath: .root, now: now)
         let pair = cookiePair(old.setCookieHeader(for: attempt, now: now, isSecure: true))
-        #expect(try rotated.attempt(forState: attempt.state, cookieHeaders: [pair], now: now).state == attempt.state)
+        #expect(try rotated.attempt(forState: attempt.state, cookieHeaders: [pair], now: now, isSecure: true).state == attempt.state)
     }
 
     @Test func sessionCookieKeyIsNotTheStateKey() throws {
@@ -140,22 +167,25 @@ struct SignInStateCookieTests {
         let value = String(pair.split(separator: "=", maxSplits: 1)[1])
         let parts = value.split(separator: ".")
         let raw = try HMACSHA256(key: Self.secret)
-        let input = Array("\(SignInStateCookie.name(forState: attempt.state)).\(parts[0])".utf8)
+        let input = Array("\(SignInStateCookie.name(forState: attempt.state, isSecure: true)).\(parts[0])".utf8)
         #expect(Base64URL.encode(raw.authenticationCode(for: input)) != String(parts[1]))
     }
 
     @Test func replayIsRefusedOnce() {
         let consumed = ConsumedSignInStates(capacity: 4)
-        #expect(consumed.consume("s1", expiresAt: 100, now: 10))
-        #expect(!consumed.consume("s1", expiresAt: 100, now: 20))
+        #expect(consumed.consume("s1", expiresAt: 100, now: 10) == .fresh)
+        #expect(consumed.consume("s1", expiresAt: 100, now: 20) == .replayed)
         // After the attempt would have expired anyway the entry may go.
-        #expect(consumed.consume("s1", expiresAt: 200, now: 150))
+        #expect(consumed.consume("s1", expiresAt: 200, now: 150) == .fresh)
     }
 
     @Test func consumedStatesStayBounded() {
         let consumed = ConsumedSignInStates(capacity: 8)
-        for index in 0..<100 { #expect(consumed.consume("s\(index)", expiresAt: Int64(1000 + index), now: 10)) }
-        #expect(consumed.count <= 8)
-        #expect(!consumed.consume("s99", expiresAt: 2000, now: 10))
+        for index in 0..<100 {
+            let outcome = consumed.consume("s\(index)", expiresAt: Int64(1000 + index), now: 10)
+            #expect(outcome == (index < 8 ? .fresh : .full(retryAfterSeconds: 600)))
+        }
+        #expect(consumed.count == 8)
+        #expect(consumed.consume("s7", expiresAt: 2000, now: 10) == .replayed)
     }
 }

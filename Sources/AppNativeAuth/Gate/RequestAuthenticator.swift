@@ -105,20 +105,20 @@ public final class RequestAuthenticator: Sendable {
     /// obs-text, which the string path reads exactly as before.
     private func cookieOutcome(_ headers: HTTPHeaders) -> AuthenticationOutcome {
         guard let cookies else { return .rejected(.notAuthenticated) }
-        var verdict: Result<VerifiedIdentity, AuthError>?
+        // Every field is read: two valid cookies of different users are no session
+        // (`SessionCookieAgreement`), whichever fields they sit in.
+        var agreement = SessionCookieAgreement()
         var needsStrings = false
         headers.forEachValueBytes("Cookie") { field, isASCII in
             guard isASCII else {
                 needsStrings = true
                 return false
             }
-            // A field without a cookie of the name keeps the failure an earlier field gave.
-            verdict = cookies.verdict(fromCookieField: field) ?? verdict
-            guard case .success = verdict else { return true }
-            return false
+            cookies.readSession(fromCookieField: field, into: &agreement)
+            return !agreement.isConflicting
         }
         if needsStrings { return cookieOutcome(headers.values("Cookie")) }
-        return Self.outcome(verdict)
+        return Self.outcome(agreement.verdict)
     }
 
     /// The cookie path's outcome: no cookie and a refused one are both 401 "Not authenticated".

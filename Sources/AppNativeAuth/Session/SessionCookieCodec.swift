@@ -98,51 +98,58 @@ public final class SessionCookieCodec: Sendable {
         return text
     }
 
-    /// Reads the session from `Cookie` header values (contract/auth.md §8.4). Any failure is "no cookie".
+    /// Reads the session from `Cookie` header values (contract/auth.md §8.4). Any failure is "no
+    /// cookie"; several cookies of the name follow `SessionCookieAgreement`.
     public func identity(fromCookieHeaders headers: [String]) -> VerifiedIdentity? {
         try? verdict(fromCookieHeaders: headers)?.get()
     }
 
-    /// The session in `Cookie` header values: the first cookie of the name that verifies, else the
-    /// failure of the last one that did not (its reason code is logged; the answer is "no cookie"),
+    /// The session in `Cookie` header values (`SessionCookieAgreement`), or why there is none: two
+    /// users, or the reason the last refused value gave (logged; the answer is "no cookie").
     /// `nil` when no cookie of the name has a value.
     public func verdict(fromCookieHeaders headers: [String]) -> Result<VerifiedIdentity, AuthError>? {
-        var failure: AuthError?
+        var agreement = SessionCookieAgreement()
         for candidate in CookieHeader.values(named: settings.name, in: headers) where !candidate.isEmpty {
             do {
-                return .success(try identity(fromValue: candidate))
+                agreement.add(try identity(fromValue: candidate))
             } catch {
-                failure = error
+                agreement.refuse(error)
             }
+            if agreement.isConflicting { break }
         }
-        return failure.map { .failure($0) }
+        return agreement.verdict
     }
 
     /// `identity(fromCookieHeaders:)` for one `Cookie` field given as its bytes.
     public func identity(fromCookieField field: UnsafeBufferPointer<UInt8>) -> VerifiedIdentity? {
-        try? verdict(fromCookieField: field)?.get()
+        var agreement = SessionCookieAgreement()
+        readSession(fromCookieField: field, into: &agreement)
+        return agreement.identity
     }
 
-    /// `verdict(fromCookieHeaders:)` for one `Cookie` field given as its bytes: a cookie already
-    /// verified is answered without building a `String` for the field or the value. The caller
-    /// passes only fields without obs-text (those go through the string entry point).
-    public func verdict(fromCookieField field: UnsafeBufferPointer<UInt8>) -> Result<VerifiedIdentity, AuthError>? {
-        var verdict: Result<VerifiedIdentity, AuthError>?
+    /// Adds every session cookie of one `Cookie` field, given as its bytes, to `agreement`: a
+    /// cookie already verified is answered without building a `String` for the field or the
+    /// value. The caller passes only fields without obs-text (those go through the string entry
+    /// point), and calls this for each field of a request.
+    public func readSession(fromCookieField field: UnsafeBufferPointer<UInt8>, into agreement: inout SessionCookieAgreement) {
         CookieHeader.forEachValue(named: settings.name, in: field) { value in
             let bytes = UnsafeRawBufferPointer(value)
             guard !bytes.isEmpty else { return true }
             let now = time.wallSeconds
-            if let cached = cachedIdentity(for: CredentialKey(utf8: bytes), now: now) {
-                verdict = cached
-            } else {
-                let value = String(decoding: bytes, as: UTF8.self)
-                verdict = Result { () throws(AuthError) in try verifiedAndCached(value, now: now) }
+            switch cachedIdentity(for: CredentialKey(utf8: bytes), now: now) {
+            case .some(.success(let identity)):
+                agreement.add(identity)
+            case .some(.failure(let error)):
+                agreement.refuse(error)  // the next cookie of that name may still do
+            case nil:
+                do {
+                    agreement.add(try verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now))
+                } catch {
+                    agreement.refuse(error)
+                }
             }
-            // A refused cookie does not end the search: the next one of that name may still do.
-            guard case .success = verdict else { return true }
-            return false
+            return !agreement.isConflicting
         }
-        return verdict
     }
 
     /// Verifies one cookie value.

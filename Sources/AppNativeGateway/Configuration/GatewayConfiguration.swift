@@ -58,7 +58,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("TOKEN_CACHE_SIZE", default: "10000", section: "Entra ID", "Verified tokens kept (LRU, keyed by the token itself; by its SHA-256 above 4 KiB)."),
         Setting("SESSION_SECRET", section: "Session cookie", secret: true, "HMAC secret (≥ 32 bytes). Unset: no cookies (token-only)."),
         Setting("SESSION_SECRET_PREVIOUS", section: "Session cookie", secret: true, "Older secrets still accepted, comma-separated (rotation)."),
-        Setting("SESSION_COOKIE_NAME", default: "bms_session", section: "Session cookie", "Cookie name; `__Host-…` requires SESSION_SECURE=true."),
+        Setting("SESSION_COOKIE_NAME", default: "bms_session", section: "Session cookie", "Cookie name; `__Host-…` (the deploy templates use `__Host-bms_session`: no sibling subdomain can set it) requires SESSION_SECURE=true. Several cookies of the name in one request: every valid one must name the same user (the first is used), else the request has no session."),
         Setting("SESSION_MAX_AGE", default: "28800", section: "Session cookie", "Cookie lifetime, seconds (at most 34560000, 400 days)."),
         Setting("SESSION_SECURE", default: "true", section: "Session cookie", "`Secure` attribute."),
         Setting("SESSION_SAME_SITE", default: "lax", section: "Session cookie", "`lax` or `strict`."),

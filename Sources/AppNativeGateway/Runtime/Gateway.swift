@@ -5,6 +5,7 @@ import AppNativeCrypto
 import AppNativeIdentity
 import AppNativeJSON
 import AppNativeProxy
+import AppNativeSignIn
 public import AppNativeServer
 internal import CAppNativeLinux
 import Foundation
@@ -89,6 +90,10 @@ public final class Gateway: Sendable {
                 upstream: configuration.upstream,
                 trustedProxies: configuration.trustedProxies,
                 removingFields: IdentityHeaders.forged,
+                // The sign-in's attempt cookies (on https `Path=/`, so sent with every request
+                // during an attempt) hold its nonce and PKCE verifier: never the upstream's.
+                removingCookiesStartingWith: signIn == nil
+                    ? [] : [SignInStateCookie.hostPrefix + SignInStateCookie.namePrefix, SignInStateCookie.namePrefix],
                 accessLog: accessLog,
                 logger: logger,
                 metrics: metrics

@@ -6,11 +6,15 @@ import AppNativeSignIn
 
 /// The browser sign-in's shared part (every loop uses the one instance): the provider's metadata
 /// (loaded in the background, retried with backoff like the key set), the provider's key set, the
-/// state cookie codec, the states already used, and the off-loop completion of a callback.
+/// state cookie codec, the states already used, the per-address limits, and the off-loop
+/// completion of a callback.
 final class BrowserSignIn: Sendable {
     let configuration: BrowserSignInConfiguration
     let stateCookie: SignInStateCookie
     let consumed = ConsumedSignInStates()
+    /// `SIGN_IN_RATE_LIMIT` and `SIGN_IN_REDEEM_RATE_LIMIT`, per client address; `nil` when off.
+    private let startLimiter: Locked<SignInRateLimiter>?
+    private let redemptionLimiter: Locked<SignInRateLimiter>?
     let classifier = NavigationClassifier(isEnabled: true)
     /// The key set at the discovery document's `jwks_uri` (never the app tokens' key set).
     let keys: JWKSCache
@@ -30,6 +34,9 @@ final class BrowserSignIn: Sendable {
         time: any TimeSource = SystemTimeSource(), metrics: MetricsRegistry, logger: Logger
     ) throws {
         self.configuration = configuration
+        startLimiter = configuration.startsPerMinute > 0 ? Locked(SignInRateLimiter(perMinute: configuration.startsPerMinute)) : nil
+        redemptionLimiter =
+            configuration.redemptionsPerMinute > 0 ? Locked(SignInRateLimiter(perMinute: configuration.redemptionsPerMinute)) : nil
         stateCookie = try SignInStateCookie(sessionSecrets: configuration.sessionSecrets, callbackPath: authPathPrefix + "callback")
         let discovery = ProviderDiscovery()
         self.discovery = discovery
@@ -131,9 +138,16 @@ final class BrowserSignIn: Sendable {
     // MARK: The attempt
 
     /// A fresh attempt for `returnPath`: the authorize URL and the state cookie, or why not.
-    func begin(returnPath: ReturnPath, redirectURI: String, isSecure: Bool) -> Result<(location: String, setCookie: String), SignInFailure> {
+    ///
+    /// - Parameter client: the client address's limit key (`TrustedProxies.limitKey`).
+    func begin(
+        returnPath: ReturnPath, redirectURI: String, isSecure: Bool, client: String
+    ) -> Result<(location: String, setCookie: String), SignInFailure> {
+        if let limited = Self.take(startLimiter, client, now: monotonicSeconds) { return .failure(record(limited)) }
         guard let discovered = discovery.current else { return .failure(record(.notReady)) }
         let now = time.wallSeconds
+        // An attempt that could not be marked used at its callback is not started.
+        if let retryAfter = consumed.retryAfterIfFull(now: now) { return .failure(record(.busy(retryAfterSeconds: retryAfter))) }
         let attempt = SignInAttempt.start(returnPath: returnPath, now: now)
         let request = AuthorizationRequest(
             authorizationEndpoint: discovered.metadata.authorizationEndpoint, clientID: configuration.clientID, redirectURI: redirectURI,
@@ -142,15 +156,39 @@ final class BrowserSignIn: Sendable {
         return .success((request.url(for: attempt), stateCookie.setCookieHeader(for: attempt, now: now, isSecure: isSecure)))
     }
 
+    /// Counts a callback with a code from `client` against `SIGN_IN_REDEEM_RATE_LIMIT`; the
+    /// failure when it is over.
+    func admitRedemption(client: String) -> SignInFailure? {
+        Self.take(redemptionLimiter, client, now: monotonicSeconds).map(record)
+    }
+
     /// The attempt a callback names, checked and marked used.
-    func attempt(forState state: String, cookieHeaders: [String]) -> Result<SignInAttempt, SignInFailure> {
+    ///
+    /// - Parameter isSecure: the origin is https (the `__Host-` cookie name).
+    func attempt(forState state: String, cookieHeaders: [String], isSecure: Bool) -> Result<SignInAttempt, SignInFailure> {
         let now = time.wallSeconds
         do throws(SignInFailure) {
-            let attempt = try stateCookie.attempt(forState: state, cookieHeaders: cookieHeaders, now: now)
-            guard consumed.consume(attempt.state, expiresAt: attempt.expiresAt, now: now) else { throw .stateReplayed }
-            return .success(attempt)
+            let attempt = try stateCookie.attempt(forState: state, cookieHeaders: cookieHeaders, now: now, isSecure: isSecure)
+            switch consumed.consume(attempt.state, expiresAt: attempt.expiresAt, now: now) {
+            case .fresh: return .success(attempt)
+            case .replayed: throw .stateReplayed
+            case .full(let retryAfter): throw .busy(retryAfterSeconds: retryAfter)
+            }
         } catch {
             return .failure(record(error))
+        }
+    }
+
+    private var monotonicSeconds: Double {
+        let parts = time.monotonic.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+
+    private static func take(_ limiter: Locked<SignInRateLimiter>?, _ client: String, now: Double) -> SignInFailure? {
+        guard let limiter else { return nil }
+        switch limiter.withLock({ $0.take(client, now: now) }) {
+        case .allowed: return nil
+        case .limited(let retryAfter): return .rateLimited(retryAfterSeconds: retryAfter)
         }
     }
 
@@ -173,10 +211,13 @@ final class BrowserSignIn: Sendable {
         }
     }
 
-    /// Counts and logs `failure` by its reason code (never with request data).
+    /// Counts and logs `failure` by its reason code (never with request data). A rate-limited
+    /// request is counted only: a flood would otherwise write a line per request (the access log
+    /// has its `signin.reason`).
     @discardableResult
     func record(_ failure: SignInFailure) -> SignInFailure {
         metrics.failure(failure.reasonCode).increment()
+        if case .rateLimited = failure { return failure }
         var fields = ["reason": failure.reasonCode, "status": "\(failure.status)"]
         switch failure {
         case .tokenInvalid(let check): fields["check"] = check

@@ -26,11 +26,19 @@ public struct BrowserSignInConfiguration: Sendable {
     public var signOut: SignOut
     /// The session secrets (signing first): the state cookie's key is derived from them.
     public var sessionSecrets: [SecretBytes]
+    /// `SIGN_IN_RATE_LIMIT`: sign-in starts (`login` and the redirect of a navigation) allowed
+    /// per minute per client address, also the burst; 0 turns the limit off.
+    public var startsPerMinute = defaultStartsPerMinute
+    /// `SIGN_IN_REDEEM_RATE_LIMIT`: callbacks with a code (each one a call to the provider's token
+    /// endpoint) allowed per minute per client address, also the burst; 0 turns the limit off.
+    public var redemptionsPerMinute = defaultRedemptionsPerMinute
     /// Replace the provider's discovery and token endpoint (tests).
     public var metadataFetcher: (any ProviderMetadataFetching)?
     public var codeRedeemer: (any AuthorizationCodeRedeeming)?
 
     public static let defaultScopes = "openid profile email"
+    public static let defaultStartsPerMinute = 60
+    public static let defaultRedemptionsPerMinute = 30
 
     /// The settings `config` lists (appended to the gateway's table).
     public static let settings: [Setting] = [
@@ -44,6 +52,8 @@ public struct BrowserSignInConfiguration: Sendable {
         Setting("PUBLIC_URL", section: "Browser sign-in", "`https://host[:port]` browsers use; the redirect URI is `{PUBLIC_URL}{AUTH_PATH_PREFIX}callback`. Unset: from Host and the trusted forwarding fields."),
         Setting("SIGN_IN_SCOPES", default: "openid profile email", section: "Browser sign-in", "Scopes requested at sign-in (space-separated; `openid` is required)."),
         Setting("SIGN_OUT", default: "local", section: "Browser sign-in", "`local`: logout shows the signed-out page; `entra`: it also ends the provider's session (end-session endpoint)."),
+        Setting("SIGN_IN_RATE_LIMIT", default: "60", section: "Browser sign-in", "Sign-in starts (`login` and the redirect of a navigation) allowed per minute per client address (the peer, or from `TRUSTED_PROXIES` the rightmost untrusted `X-Forwarded-For` hop; IPv6 by /64), also the burst; beyond it an HTML 429 page with `Retry-After`. 0: no limit."),
+        Setting("SIGN_IN_REDEEM_RATE_LIMIT", default: "30", section: "Browser sign-in", "Callbacks with a code (each a client-authenticated call to the token endpoint) allowed per minute per client address, also the burst; beyond it an HTML 429 page with `Retry-After`. 0: no limit."),
     ]
 
     /// Reads the settings; `nil` when sign-in is off or a problem was reported.
@@ -91,10 +101,15 @@ public struct BrowserSignInConfiguration: Sendable {
         } else {
             reader.report("SESSION_SECRET", "is required when BROWSER_SIGN_IN=true: a browser that signed in is kept signed in by the session cookie")
         }
+        let startsPerMinute = reader.integer("SIGN_IN_RATE_LIMIT", default: defaultStartsPerMinute, in: 0...1_000_000)
+        let redemptionsPerMinute = reader.integer("SIGN_IN_REDEEM_RATE_LIMIT", default: defaultRedemptionsPerMinute, in: 0...1_000_000)
         guard reader.problems.count == problemsBefore, let credential, let discoveryURL else { return nil }
-        return BrowserSignInConfiguration(
+        var configuration = BrowserSignInConfiguration(
             clientID: clientID, credential: credential, discoveryURL: discoveryURL, publicURL: publicURL,
             scopes: scopes.joined(separator: " "), signOut: signOut, sessionSecrets: secrets)
+        configuration.startsPerMinute = startsPerMinute
+        configuration.redemptionsPerMinute = redemptionsPerMinute
+        return configuration
     }
 
     private static func readCredential(_ reader: inout EnvironmentReader) -> ClientCredential? {

@@ -69,7 +69,9 @@ final class BrowserSignInEndpoints {
             exchange.respondJSONError(status: 400, detail: "Bad Request")
             return
         }
-        switch signIn.begin(returnPath: returnPath, redirectURI: origin.text + callbackPath, isSecure: origin.isSecure) {
+        let started = signIn.begin(
+            returnPath: returnPath, redirectURI: origin.text + callbackPath, isSecure: origin.isSecure, client: clientKey(of: exchange))
+        switch started {
         case .success(let redirect):
             exchange.respond(status: 302, headers: [
                 "Location": redirect.location, "Set-Cookie": redirect.setCookie, "Cache-Control": "no-store", "Content-Length": "0",
@@ -86,8 +88,10 @@ final class BrowserSignInEndpoints {
             return
         }
         let parameters: CallbackParameters
+        let metadata = signIn.metadata
         do {
-            parameters = try CallbackParameters(target: exchange.request.target, expectedIssuer: signIn.metadata?.issuer)
+            parameters = try CallbackParameters(
+                target: exchange.request.target, expectedIssuer: metadata?.issuer, requiresIssuer: metadata?.sendsIssuerParameter ?? false)
         } catch {
             page(exchange, signIn.record(error))
             return
@@ -101,7 +105,13 @@ final class BrowserSignInEndpoints {
         case .error(let failure, _):
             page(exchange, signIn.record(failure), extra: clearing)
         case .code(let code, let state):
-            switch signIn.attempt(forState: state, cookieHeaders: exchange.request.headers.values("Cookie")) {
+            // Counted before anything else: each one may cost a call to the token endpoint. The
+            // attempt's cookie stays: nothing was used, so a reload after Retry-After finishes it.
+            if let limited = signIn.admitRedemption(client: clientKey(of: exchange)) {
+                page(exchange, limited)
+                return
+            }
+            switch signIn.attempt(forState: state, cookieHeaders: exchange.request.headers.values("Cookie"), isSecure: origin.isSecure) {
             case .failure(let failure):
                 page(exchange, failure, extra: clearing)
             case .success(let attempt):
@@ -183,7 +193,16 @@ final class BrowserSignInEndpoints {
         exchange.logFields["signin.reason"] = failure.reasonCode
         var headers = extra
         for (name, value) in SignInPage.headers { headers.add(name: name, value: value) }
+        if let retryAfter = failure.retryAfterSeconds { headers.add(name: "Retry-After", value: "\(retryAfter)") }
         exchange.respond(status: failure.status, headers: headers, body: SignInPage.failure(failure, loginPath: loginPath))
+    }
+
+    /// The key the per-address limits count this request under: the client address the
+    /// forwarding rules resolve (`TrustedProxies.clientAddress`), IPv6 by its /64.
+    private func clientKey(of exchange: HTTPExchange) -> String {
+        let peer = exchange.peer?.host ?? "unknown"
+        let address = trustedProxies.clientAddress(peer: peer, forwardedFor: exchange.request.headers.values("X-Forwarded-For"))
+        return TrustedProxies.limitKey(forClientAddress: address)
     }
 
     /// This gateway's origin as the browser sees it: `PUBLIC_URL`, else Host (and from a trusted

@@ -9,11 +9,15 @@ public enum CallbackParameters: Sendable {
 
     /// The parameters of a callback request target.
     ///
-    /// - Parameter expectedIssuer: the discovery `issuer`; an `iss` parameter (RFC 9207, the
-    ///   authorization server's identification against mix-up) must equal it.
+    /// - Parameters:
+    ///   - expectedIssuer: the discovery `issuer`; an `iss` parameter (RFC 9207, the
+    ///     authorization server's identification against mix-up) must equal it.
+    ///   - requiresIssuer: discovery advertises `authorization_response_iss_parameter_supported`:
+    ///     a callback without `iss` is refused (RFC 9207 §2.4), error answers included.
     /// - Throws: `.callbackMalformed` when the query does not decode, a parameter repeats, or
-    ///   neither a code with a state nor an error is present; `.issuerMismatch` for another `iss`.
-    public init(target: String, expectedIssuer: String? = nil) throws(SignInFailure) {
+    ///   neither a code with a state nor an error is present; `.issuerMismatch` for another `iss`;
+    ///   `.issuerMissing` for none when one is required.
+    public init(target: String, expectedIssuer: String? = nil, requiresIssuer: Bool = false) throws(SignInFailure) {
         guard let pairs = SignInText.queryPairs(ofTarget: target) else { throw .callbackMalformed }
         var values = [String: String]()
         for (name, value) in pairs where ["code", "state", "error", "iss"].contains(name) {
@@ -21,6 +25,7 @@ public enum CallbackParameters: Sendable {
             values[name] = value
         }
         if let issuer = values["iss"], let expectedIssuer, issuer != expectedIssuer { throw .issuerMismatch }
+        if requiresIssuer, values["iss"] == nil { throw .issuerMissing }
         let state = values["state"].flatMap { $0.isEmpty ? nil : $0 }
         if let error = values["error"] {
             self = .error(SignInFailure.fromCallbackError(error), state: state)

@@ -20,6 +20,9 @@ public enum SignInFailure: Error, Sendable, Equatable {
     case callbackMalformed
     /// The callback's `iss` (RFC 9207) names another provider than the one discovered (mix-up).
     case issuerMismatch
+    /// The callback carries no `iss` although discovery advertises
+    /// `authorization_response_iss_parameter_supported` (RFC 9207 §2.4).
+    case issuerMissing
     /// The token endpoint refused the code (`invalid_grant` and the like).
     case redemptionRefused(oauthError: String?)
     /// The provider could not be reached or answered what is not a token response.
@@ -34,6 +37,12 @@ public enum SignInFailure: Error, Sendable, Equatable {
     case wrongTenant
     /// The access policy or the authorization hook denies this user.
     case notAllowed
+    /// This client address started (or redeemed) more sign-ins than its limit allows
+    /// (`SIGN_IN_RATE_LIMIT`, `SIGN_IN_REDEEM_RATE_LIMIT`); one more is allowed in `retryAfterSeconds`.
+    case rateLimited(retryAfterSeconds: Int64)
+    /// The table of used states is full of attempts that have not expired; the first expires in
+    /// `retryAfterSeconds`. Refused rather than forgetting one, which would reopen its replay.
+    case busy(retryAfterSeconds: Int64)
 
     /// Short, stable reason code.
     public var reasonCode: String {
@@ -46,6 +55,7 @@ public enum SignInFailure: Error, Sendable, Equatable {
         case .stateReplayed: "state_replayed"
         case .callbackMalformed: "callback_malformed"
         case .issuerMismatch: "issuer_mismatch"
+        case .issuerMissing: "issuer_missing"
         case .redemptionRefused: "redemption_refused"
         case .providerUnavailable: "provider_unavailable"
         case .clientCredential: "client_credential"
@@ -53,14 +63,16 @@ public enum SignInFailure: Error, Sendable, Equatable {
         case .tokenInvalid: "token_invalid"
         case .wrongTenant: "wrong_tenant"
         case .notAllowed: "not_allowed"
+        case .rateLimited: "rate_limited"
+        case .busy: "sign_in_busy"
         }
     }
 
     /// Every reason code, for metrics registered up front and for tests.
     public static let allReasonCodes = [
         "cancelled", "provider_error", "state_missing", "state_expired", "state_invalid", "state_replayed",
-        "callback_malformed", "issuer_mismatch", "redemption_refused", "provider_unavailable", "client_credential", "not_ready",
-        "token_invalid", "wrong_tenant", "not_allowed",
+        "callback_malformed", "issuer_mismatch", "issuer_missing", "redemption_refused", "provider_unavailable", "client_credential",
+        "not_ready", "token_invalid", "wrong_tenant", "not_allowed", "rate_limited", "sign_in_busy",
     ]
 
     /// 4xx for what the browser brought; 5xx only when the provider, the network or our own
@@ -70,11 +82,31 @@ public enum SignInFailure: Error, Sendable, Equatable {
         case .cancelled, .tokenInvalid: 401
         case .providerError(let code):
             code == "server_error" || code == "temporarily_unavailable" ? 502 : 401
-        case .stateMissing, .stateExpired, .stateInvalid, .stateReplayed, .callbackMalformed, .issuerMismatch, .redemptionRefused: 400
+        case .stateMissing, .stateExpired, .stateInvalid, .stateReplayed, .callbackMalformed, .issuerMismatch, .issuerMissing,
+            .redemptionRefused:
+            400
         case .wrongTenant, .notAllowed: 403
+        case .rateLimited: 429
         case .providerUnavailable: 502
         case .clientCredential: 500
-        case .notReady: 503
+        case .notReady, .busy: 503
+        }
+    }
+
+    /// Seconds for a `Retry-After` field, for the failures that pass with time.
+    public var retryAfterSeconds: Int64? {
+        switch self {
+        case .rateLimited(let seconds), .busy(let seconds): seconds
+        default: nil
+        }
+    }
+
+    /// The page's title.
+    public var title: String {
+        switch self {
+        case .rateLimited: "Too many sign-in attempts"
+        case .busy: "Sign-in is busy"
+        default: "Sign-in failed"
         }
     }
 
@@ -87,7 +119,8 @@ public enum SignInFailure: Error, Sendable, Equatable {
             "This sign-in attempt has expired or was started in another browser. Please start again."
         case .stateInvalid, .stateReplayed, .callbackMalformed:
             "This sign-in link is not valid any more. Please start again."
-        case .issuerMismatch: "This sign-in answer did not come from the expected identity provider. Please start again."
+        case .issuerMismatch, .issuerMissing:
+            "This sign-in answer did not come from the expected identity provider. Please start again."
         case .redemptionRefused: "The identity provider did not accept this sign-in. Please start again."
         case .providerUnavailable: "The identity provider cannot be reached right now. Please try again in a moment."
         case .clientCredential: "Sign-in is not set up correctly on this server. Please tell its administrator."
@@ -95,6 +128,8 @@ public enum SignInFailure: Error, Sendable, Equatable {
         case .tokenInvalid: "The identity provider's answer could not be verified. Please start again."
         case .wrongTenant: "Your account belongs to an organisation this application does not serve."
         case .notAllowed: "Your account is not allowed to use this application."
+        case .rateLimited: "Too many sign-in attempts came from your network. Please wait a moment and try again."
+        case .busy: "Too many sign-ins are in progress right now. Please wait a moment and try again."
         }
     }
 

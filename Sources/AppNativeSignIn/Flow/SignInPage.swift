@@ -4,7 +4,7 @@ public enum SignInPage: Sendable {
     /// The page for `failure`, with a "Sign in again" link to `loginPath`.
     public static func failure(_ failure: SignInFailure, loginPath: String) -> [UInt8] {
         document(
-            title: "Sign-in failed",
+            title: failure.title,
             sentence: failure.explanation,
             link: (href: loginPath, text: "Sign in again"),
             reason: failure.reasonCode

@@ -7,19 +7,29 @@ import AppNativeJSON
 /// The per-attempt cookie: the attempt's state, nonce, PKCE verifier, return path and expiry,
 /// HMAC-SHA256 signed with a key derived from the session secret. One cookie per attempt, its
 /// name derived from the `state`, so attempts in several tabs do not overwrite each other;
-/// `Path` is the callback, so the browser sends it nowhere else; `SameSite=Lax`, so the
-/// provider's top-level redirect back carries it and a cross-site subrequest does not.
+/// `SameSite=Lax`, so the provider's top-level redirect back carries it and a cross-site
+/// subrequest does not.
+///
+/// On an https origin the name carries the `__Host-` prefix (RFC 6265bis §4.1.3.2): the browser
+/// keeps such a cookie only when it is `Secure`, has `Path=/` and no `Domain`, so a sibling
+/// subdomain cannot plant one (cookie tossing: the attacker's own attempt cookie beside the
+/// attacker's code would sign the victim in as the attacker), and only that name is read there.
+/// On a plain-http origin (loopback development) browsers refuse `__Host-`, so the cookie keeps
+/// the bare name with `Path` set to the callback.
 ///
 /// Signed, not encrypted: the browser holding the cookie is the client the verifier protects.
-/// What the MAC stops is a cookie the browser did not get from us (login CSRF, a planted attempt).
+/// What the MAC stops is a cookie the browser did not get from us (login CSRF, a planted attempt);
+/// the MAC covers the name, prefix included, so a value cannot move to another name.
 public struct SignInStateCookie: Sendable {
     /// MAC keys derived from each session secret, the signing one first (rotation keeps working
     /// for attempts started just before it).
     private let keys: [HMACSHA256]
-    /// `{AUTH_PATH_PREFIX}callback`: the cookie's `Path`.
+    /// `{AUTH_PATH_PREFIX}callback`: the cookie's `Path` on a plain-http origin.
     public let callbackPath: String
 
     public static let namePrefix = "bms_signin_"
+    /// The prefix of the name on an https origin.
+    public static let hostPrefix = "__Host-"
     /// Accepted on top of the attempt's lifetime for clocks of several instances.
     public static let leeway: Int64 = 60
 
@@ -38,23 +48,28 @@ public struct SignInStateCookie: Sendable {
     }
 
     /// The cookie name for `state`: a digest prefix, so the name is a valid token whatever the
-    /// query carried and a tab's cookie is found by its own `state`.
-    public static func name(forState state: String) -> String {
-        namePrefix + String(Base64URL.encode(SHA256.hash(state)).prefix(22))
+    /// query carried and a tab's cookie is found by its own `state`; `__Host-` first when the
+    /// origin is https.
+    public static func name(forState state: String, isSecure: Bool) -> String {
+        (isSecure ? hostPrefix : "") + namePrefix + String(Base64URL.encode(SHA256.hash(state)).prefix(22))
     }
 
     /// `Set-Cookie` for a fresh attempt; `isSecure` when the browser reaches us over https.
     public func setCookieHeader(for attempt: SignInAttempt, now: Double, isSecure: Bool) -> String {
-        let name = Self.name(forState: attempt.state)
+        let name = Self.name(forState: attempt.state, isSecure: isSecure)
         let wall = now.isFinite ? Int64(max(0, min(now, 1e15))) : 0
         let maxAge = max(0, attempt.expiresAt - wall)
-        return "\(name)=\(value(for: attempt, name: name)); Path=\(callbackPath); Max-Age=\(maxAge); \(Self.attributes(isSecure: isSecure))"
+        return "\(name)=\(value(for: attempt, name: name)); Path=\(path(isSecure: isSecure)); Max-Age=\(maxAge); \(Self.attributes(isSecure: isSecure))"
     }
 
     /// `Set-Cookie` that removes the attempt's cookie (at the callback, whatever its outcome).
     public func clearCookieHeader(forState state: String, isSecure: Bool) -> String {
-        "\(Self.name(forState: state))=; Path=\(callbackPath); Max-Age=0; \(Self.attributes(isSecure: isSecure))"
+        "\(Self.name(forState: state, isSecure: isSecure))=; Path=\(path(isSecure: isSecure)); Max-Age=0; \(Self.attributes(isSecure: isSecure))"
     }
+
+    /// `/` for a `__Host-` cookie (the prefix demands it), else the callback, so the browser sends
+    /// the cookie nowhere else.
+    private func path(isSecure: Bool) -> String { isSecure ? "/" : callbackPath }
 
     private static func attributes(isSecure: Bool) -> String { isSecure ? "HttpOnly; Secure; SameSite=Lax" : "HttpOnly; SameSite=Lax" }
 
@@ -77,11 +92,13 @@ public struct SignInStateCookie: Sendable {
 
     /// The attempt for the callback's `state`, from the request's `Cookie` fields.
     ///
+    /// - Parameter isSecure: the origin is https: only the `__Host-` name is read (a bare-named
+    ///   cookie there may have been planted by a sibling subdomain).
     /// - Throws: `.stateMissing` (no cookie of that name), `.stateInvalid` (MAC, content or
     ///   `state` mismatch), `.stateExpired`.
-    public func attempt(forState state: String, cookieHeaders: [String], now: Double) throws(SignInFailure) -> SignInAttempt {
+    public func attempt(forState state: String, cookieHeaders: [String], now: Double, isSecure: Bool) throws(SignInFailure) -> SignInAttempt {
         guard SignInAttempt.isWellFormedState(state) else { throw .stateInvalid }
-        let name = Self.name(forState: state)
+        let name = Self.name(forState: state, isSecure: isSecure)
         let values = CookieHeader.values(named: name, in: cookieHeaders)
         guard !values.isEmpty else { throw .stateMissing }
         var failure = SignInFailure.stateInvalid

@@ -14,6 +14,7 @@ extension ProviderMetadata {
     /// Required: `issuer`, `authorization_endpoint`, `token_endpoint` and `jwks_uri`, each a string
     /// naming an `https` URL (plain `http` only for a loopback host), without credentials or a
     /// fragment; the issuer also without a query. `end_session_endpoint` is optional, under the same rules.
+    /// `authorization_response_iss_parameter_supported` (RFC 9207 §3), when present, is a boolean.
     ///
     /// Capability lists are checked only when the provider publishes them: `response_types_supported`
     /// must contain `code`, `code_challenge_methods_supported` must contain `S256`, and
@@ -55,7 +56,8 @@ extension ProviderMetadata {
             tokenEndpoint: try url(document, "token_endpoint", allowsQuery: true),
             jwksURI: try url(document, "jwks_uri", allowsQuery: true),
             endSessionEndpoint: document.contains("end_session_endpoint")
-                ? try url(document, "end_session_endpoint", allowsQuery: true) : nil
+                ? try url(document, "end_session_endpoint", allowsQuery: true) : nil,
+            sendsIssuerParameter: try flag(document, "authorization_response_iss_parameter_supported")
         )
         try requireListed("code", in: document, "response_types_supported")
         try requireListed("S256", in: document, "code_challenge_methods_supported")
@@ -85,6 +87,13 @@ extension ProviderMetadata {
             throw .malformed(reason: "discovery \(member) is not an https URL (plain http only on loopback): \(error.code)")
         }
         return text
+    }
+
+    /// An optional boolean member (absent: `false`).
+    private static func flag(_ document: JSONObject, _ member: String) throws(SignInProviderError) -> Bool {
+        guard let entry = document[member] else { return false }
+        guard let value = entry.boolValue else { throw .malformed(reason: "discovery \(member) is not a boolean") }
+        return value
     }
 
     private static func requireListed(_ value: String, in document: JSONObject, _ member: String) throws(SignInProviderError) {

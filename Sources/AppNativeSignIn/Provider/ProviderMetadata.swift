@@ -9,13 +9,20 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let jwksURI: String
     /// Present when the provider supports RP-initiated logout (`SIGN_OUT=entra`).
     public let endSessionEndpoint: String?
+    /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): the provider puts `iss` in
+    /// every authorization response, so a callback without it is refused (§2.4).
+    public let sendsIssuerParameter: Bool
 
-    public init(issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, endSessionEndpoint: String?) {
+    public init(
+        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, endSessionEndpoint: String?,
+        sendsIssuerParameter: Bool = false
+    ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.jwksURI = jwksURI
         self.endSessionEndpoint = endSessionEndpoint
+        self.sendsIssuerParameter = sendsIssuerParameter
     }
 }
 

@@ -5,9 +5,11 @@ import AppNativeCrypto
 /// Verifies the ID token the token endpoint returned, with the rules the Bearer verifier applies
 /// to app tokens (RS256 pinned, signature against the cached key set, `exp`/`nbf`/`iat` with
 /// leeway, maximum lifetime, `iss`, `aud`, `tid`, `oid`, an email claim) plus what OpenID Connect
-/// Core §3.1.3.7 adds for a sign-in: the `nonce` of this attempt, `azp` when present, an `aud`
-/// that may be an array containing the client id, and a token without `kid` accepted when the
-/// provider's key set holds exactly one key. The issuer is the discovery document's `issuer`.
+/// Core §3.1.3.7 adds for a sign-in: the `nonce` of this attempt; an `aud` (a string or an array)
+/// that contains the client id and no other audience (none is trusted besides the client); `azp`
+/// required when `aud` has several values and equal to the client id whenever present; and a
+/// token without `kid` accepted when the provider's key set holds exactly one key. The issuer is
+/// the discovery document's `issuer`.
 public final class IDTokenVerifier: Sendable {
     public let issuer: String
     public let clientID: String
@@ -72,14 +74,25 @@ public final class IDTokenVerifier: Sendable {
         return only
     }
 
+    /// §3.1.3.7 items 3 to 5. The policy already found the client among the audiences; here every
+    /// other audience is refused (a token also meant for another party is not this client's
+    /// alone, and no extra audience is trusted), several audiences need an `azp`, and an `azp`
+    /// must name this client.
+    private func checkAudience(_ claims: JWTClaims) throws(SignInFailure) {
+        let audiences = claims.stringList("aud") ?? claims.string("aud").map { [$0] } ?? []
+        guard audiences.contains(clientID) else { throw .tokenInvalid(check: "audience") }
+        guard audiences.allSatisfy({ $0 == clientID }) else { throw .tokenInvalid(check: "audience_untrusted") }
+        if audiences.count > 1, !claims.contains("azp") { throw .tokenInvalid(check: "azp_missing") }
+        if claims.contains("azp") {
+            guard claims.string("azp") == clientID else { throw .tokenInvalid(check: "azp") }
+        }
+    }
+
     private func identity(from claims: JWTClaims, nonce: Secret<String>) throws(SignInFailure) -> VerifiedIdentity {
         guard let tokenNonce = claims.string("nonce"),
             ConstantTime.equals(Array(tokenNonce.utf8), Array(nonce.revealed.utf8))
         else { throw .tokenInvalid(check: "nonce") }
-        // §3.1.3.7 item 5: an authorized party, when named, must be this client.
-        if claims.contains("azp") {
-            guard claims.string("azp") == clientID else { throw .tokenInvalid(check: "azp") }
-        }
+        try checkAudience(claims)
         guard let tenant = claims.nonBlankString("tid"), tenant.lowercased() == tenantID else { throw .wrongTenant }
         guard let objectID = claims.nonBlankString("oid") else { throw .tokenInvalid(check: "missing_oid") }
         guard let email = ["email", "preferred_username", "upn"].lazy.compactMap(claims.nonBlankString).first else {
