@@ -78,12 +78,13 @@ public final class Gateway: Sendable {
             ),
             sortingKeys: false
         )
+        let removedFields = RemovedRequestFields.patterns(passingMethodOverride: configuration.passesMethodOverride)
         server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
             let proxy = ProxyHandler(
                 loop: loop,
                 upstream: configuration.upstream,
                 trustedProxies: configuration.trustedProxies,
-                removingFields: IdentityHeaders.forged,
+                removingFields: removedFields,
                 accessLog: accessLog,
                 logger: logger,
                 metrics: metrics
