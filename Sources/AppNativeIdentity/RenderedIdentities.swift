@@ -29,6 +29,11 @@ public struct RenderedIdentities: Sendable {
         var setCookie = HTTPHeaders()
     }
 
+    /// Keyed by the whole verified identity: every field of the user (roles and groups
+    /// included), the method and the credential's expiry, compared as values. An identity that
+    /// differs anywhere (a role change, a renamed user) is rendered anew, and the assertion it
+    /// gets is keyed the same way by the signer, so the headers and the assertion of an entry
+    /// always state one identity.
     private var entries: [VerifiedIdentity: Entry] = [:]
     private static let limit = 10_000
 

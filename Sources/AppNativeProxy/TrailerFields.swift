@@ -5,8 +5,9 @@ public import AppNativeHTTP
 /// A trailer arrives after the head went through the proxy's field removal (the gateway's forged
 /// identity headers) and the forwarding rules, so it gets the same removal here, plus every field
 /// RFC 9110 §6.5.1 keeps out of trailers (framing, routing, authentication, request modifiers,
-/// content and control data): an upstream that merges trailers into its headers must never find
-/// an identity, a length or a host in them.
+/// content and control data, and the routing and method overrides of `RoutingOverrideFields`
+/// whatever the head may carry): an upstream that merges trailers into its headers must never
+/// find an identity, a length, a host or another path or method in them.
 /// What is left (checksums, signatures, timing) is forwarded as trailers.
 public enum TrailerFields: Sendable {
     /// Names never forwarded in a trailer section, lower-cased.
@@ -30,6 +31,7 @@ public enum TrailerFields: Sendable {
     public static func forwardable(_ trailers: HTTPHeaders?, removing removedFields: FieldNamePatterns) -> HTTPHeaders? {
         guard var trailers, !trailers.isEmpty else { return nil }
         removedFields.remove(from: &trailers)
+        RoutingOverrideFields.patterns.remove(from: &trailers)
         trailers.removeAll(where: { field in
             let name = field.name.lowercased()
             return refusedNames.contains(name) || name.hasPrefix("proxy-") || name.contains("_")

@@ -1,4 +1,5 @@
 import AppNativeAPNs
+import AppNativeCore
 @testable import AppNativeGateway
 import AppNativeJSON
 import AppNativeTesting
@@ -189,6 +190,80 @@ struct PushAPITests {
             "{\(token),\"state\":{\"title\":\"A\",\"steps\":[\"x\",\"y\"],\"currentStep\":1},\"attributes\":{\"webAppID\":\"w\",\"activityID\":\"a\",\"webAppName\":\"W\"}}")
         #expect(start.notification.payload["aps"]?["content-state"] == ["title": "A", "steps": ["x", "y"], "currentStep": 1])
         #expect(start.notification.pushType.rawValue == "liveactivity")
+    }
+
+    /// A push API without a listener (its sender is never reached by these tests).
+    static func api() -> PushAPI {
+        PushAPI(
+            configuration: PushAPIConfiguration(apiKeys: keys.map { Secret($0) }),
+            sender: APNsSender(environment: [:], metrics: MetricsRegistry()), logger: .disabled, metrics: MetricsRegistry())
+    }
+
+    /// The status of a refusal, or nil when the head is admitted.
+    static func refusal(_ admission: PushAPI.Admission) -> Int? {
+        if case .refused(let response) = admission { return response.status }
+        return nil
+    }
+
+    @Test("the head decides: the key first (401 whatever else is wrong), then the kind (404), the method (405) and a declared length (413)")
+    func admission() {
+        let api = Self.api()
+        let cap = UInt64(PushAPI.maxBodyBytes)
+        for authorization in [nil, "", "Bearer", "Bearer ", "Basic \(Self.keys[0])", "Bearer key-one", "Bearer \(Self.keys[0])x"] {
+            for (method, path, length) in [("POST", "/push/silent", UInt64?(10)), ("GET", "/push/nothing", nil), ("PUT", "/push/alert", cap + 1)] {
+                let admission = api.admit(method: method, path: path, authorization: authorization, declaredBodyBytes: length)
+                #expect(Self.refusal(admission) == 401, "\(authorization ?? "none") \(method) \(path)")
+            }
+        }
+        let key = "Bearer \(Self.keys[1])"
+        #expect(Self.refusal(api.admit(method: "POST", path: "/push/nothing", authorization: key, declaredBodyBytes: cap + 1)) == 404)
+        #expect(Self.refusal(api.admit(method: "POST", path: "/push/", authorization: key, declaredBodyBytes: nil)) == 404)
+        #expect(Self.refusal(api.admit(method: "GET", path: "/push/silent", authorization: key, declaredBodyBytes: nil)) == 405)
+        #expect(Self.refusal(api.admit(method: "PUT", path: "/push/silent", authorization: key, declaredBodyBytes: cap + 1)) == 405)
+        #expect(Self.refusal(api.admit(method: "POST", path: "/push/silent", authorization: key, declaredBodyBytes: cap + 1)) == 413)
+        #expect(Self.refusal(api.admit(method: "POST", path: "/push/silent", authorization: key, declaredBodyBytes: .max)) == 413)
+        for length in [nil, 0, cap] {
+            let admission = api.admit(method: "POST", path: "/push/live-activity/end", authorization: "bearer  \(Self.keys[0]) ", declaredBodyBytes: length)
+            guard case .admitted(let request) = admission else {
+                Issue.record("a valid head with length \(length.map(String.init) ?? "none") was refused")
+                continue
+            }
+            #expect(request.kind == "live-activity/end")
+        }
+    }
+
+    @Test("an admitted body is kept up to the cap; the chunk that passes it drops what was kept and what follows")
+    func bodyCap() {
+        var body = PushRequestBody(limit: 10, declaredBytes: 10)
+        #expect(body.receive([1, 2, 3, 4][...]) == .kept)
+        #expect(body.receive([5, 6, 7, 8, 9, 10][...]) == .kept)
+        #expect(body.receive([][...]) == .kept)
+        #expect(body.finish() == .complete([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))
+        #expect(body.finish() == nil)
+        #expect(body.receive([1][...]) == .dropped)
+
+        var over = PushRequestBody(limit: 10)
+        #expect(over.receive([UInt8](repeating: 1, count: 8)[...]) == .kept)
+        #expect(over.receive([1, 2, 3][...]) == .passedLimit)
+        #expect(over.state == .tooLarge)
+        #expect(over.receive([1][...]) == .dropped)
+        #expect(over.finish() == .tooLarge)
+        // A declared length over the cap reserves nothing (such a head is refused anyway).
+        var huge = PushRequestBody(limit: 10, declaredBytes: .max)
+        #expect(huge.receive([UInt8](repeating: 1, count: 11)[...]) == .passedLimit)
+    }
+
+    @Test("an admitted body that does not decode is 422; one over the cap handed to handle is 413")
+    func handleWithoutListener() async throws {
+        let api = Self.api()
+        guard case .admitted(let request) = api.admit(
+            method: "POST", path: "/push/silent", authorization: "Bearer \(Self.keys[0])", declaredBodyBytes: nil)
+        else {
+            Issue.record("a valid head was refused")
+            return
+        }
+        #expect(await api.handle(request, body: Array("{}".utf8)).status == 422)
+        #expect(await api.handle(request, body: [UInt8](repeating: 32, count: PushAPI.maxBodyBytes + 1)).status == 413)
     }
 
     @Test("configuration: the API is off without keys; with keys the APNs credentials are checked")

@@ -8,22 +8,45 @@ import AppNativeJSON
 ///
 /// Keys rotate: every configured key is published, the first one signs. ECDSA signing costs
 /// tens of microseconds, so an assertion is reused per identity while more than half of its
-/// lifetime is left.
+/// lifetime is left. "Per identity" means the whole identity (`CacheKey`): an assertion is
+/// reused only for an identity equal in every field to the one it was signed for, so it always
+/// states what the plain identity headers rendered from the same identity state (a role change
+/// gets a new assertion at once).
 public final class IdentityAssertionSigner: Sendable {
     public let issuer: String
     public let audience: String
     public let lifetime: Duration
     private let keys: [(key: P256SigningKey, keyID: String)]
     private let time: any TimeSource
-    private let cache: Locked<[String: (token: String, expiresAt: Double)]>
-    private static let cacheLimit = 50_000
+    private let cache: Locked<[CacheKey: (token: String, expiresAt: Double)]>
+    /// The most identities remembered; past it, the assertions no longer reusable are dropped,
+    /// and everything when most are still live (so an insertion costs O(1) amortised).
+    private let cacheLimit: Int
 
+    /// What an assertion is signed from: the whole identity, compared field by field.
+    /// `UserIdentity`'s equality covers every field it has (object id, tenant, email, name, upn,
+    /// roles, groups), so nothing the assertion states, and nothing added to the identity later,
+    /// can be left out of the key; fields are compared as values, never joined into one string
+    /// that two different identities could both produce.
+    struct CacheKey: Hashable, Sendable {
+        let user: UserIdentity
+        let method: AuthenticationMethod
+    }
+
+    /// - Parameters:
+    ///   - keys: the assertion keys; the first signs, all are published.
+    ///   - issuer: the `iss` claim.
+    ///   - audience: the `aud` claim (`ASSERTION_AUDIENCE`).
+    ///   - lifetime: from `iat` to `exp`.
+    ///   - time: the clock `iat`, `exp` and reuse are read from.
+    ///   - cacheLimit: the most identities whose assertion is kept for reuse.
     public init(
         keys: [P256SigningKey],
         issuer: String = "app-native-gateway",
         audience: String,
         lifetime: Duration = .seconds(300),
-        time: any TimeSource = SystemTimeSource()
+        time: any TimeSource = SystemTimeSource(),
+        cacheLimit: Int = 50_000
     ) {
         precondition(!keys.isEmpty, "at least one assertion key")
         self.keys = keys.map { ($0, Self.thumbprint(of: $0.publicKey)) }
@@ -31,6 +54,7 @@ public final class IdentityAssertionSigner: Sendable {
         self.audience = audience
         self.lifetime = lifetime
         self.time = time
+        self.cacheLimit = max(cacheLimit, 1)
         cache = Locked([:])
     }
 
@@ -50,8 +74,7 @@ public final class IdentityAssertionSigner: Sendable {
     public func signedAssertion(for identity: VerifiedIdentity) -> (token: String, expiresAt: Double) {
         let now = time.wallSeconds
         let user = identity.user
-        let cacheKey = [user.tenantID, user.objectID, user.email, user.name ?? "", user.upn ?? "", identity.method.rawValue]
-            .joined(separator: "\u{1F}")
+        let cacheKey = CacheKey(user: user, method: identity.method)
         if let cached = cache.withLock({ $0[cacheKey] }), cached.expiresAt - now > lifetime.seconds / 2 {
             return cached
         }
@@ -75,12 +98,19 @@ public final class IdentityAssertionSigner: Sendable {
         } catch {
             preconditionFailure("ES256 signing with a validated key failed: \(error.code)")
         }
+        let reusableAfter = now + lifetime.seconds / 2
         cache.withLock { cache in
-            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            if cache.count >= cacheLimit, cache[cacheKey] == nil {
+                cache = cache.filter { $0.value.expiresAt > reusableAfter }
+                if cache.count >= cacheLimit / 2 { cache.removeAll(keepingCapacity: true) }
+            }
             cache[cacheKey] = (token, Double(expiresAt))
         }
         return (token, Double(expiresAt))
     }
+
+    /// How many identities have an assertion kept for reuse.
+    var cachedIdentityCount: Int { cache.withLock { $0.count } }
 
     /// The JWKS document with every configured public key (the signing one first).
     public var jwksDocument: String {

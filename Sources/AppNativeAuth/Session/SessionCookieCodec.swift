@@ -122,9 +122,14 @@ public final class SessionCookieCodec: Sendable {
 
     /// `identity(fromCookieHeaders:)` for one `Cookie` field given as its bytes.
     public func identity(fromCookieField field: UnsafeBufferPointer<UInt8>) -> VerifiedIdentity? {
+        try? verdict(fromCookieField: field)?.get()
+    }
+
+    /// `verdict(fromCookieHeaders:)` for one `Cookie` field given as its bytes.
+    public func verdict(fromCookieField field: UnsafeBufferPointer<UInt8>) -> Result<VerifiedIdentity, AuthError>? {
         var agreement = SessionCookieAgreement()
         readSession(fromCookieField: field, into: &agreement)
-        return agreement.identity
+        return agreement.verdict
     }
 
     /// Adds every session cookie of one `Cookie` field, given as its bytes, to `agreement`: a
@@ -142,10 +147,9 @@ public final class SessionCookieCodec: Sendable {
             case .some(.failure(let error)):
                 agreement.refuse(error)  // the next cookie of that name may still do
             case nil:
-                do {
-                    agreement.add(try verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now))
-                } catch {
-                    agreement.refuse(error)
+                switch Result(catching: { () throws(AuthError) in try verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now) }) {
+                case .success(let identity): agreement.add(identity)
+                case .failure(let error): agreement.refuse(error)
                 }
             }
             return !agreement.isConflicting

@@ -15,6 +15,9 @@ public struct GatewayConfiguration: Sendable {
     public var adminAddress: SocketAddress
     public var upstream: UpstreamConfiguration
     public var trustedProxies: TrustedProxies
+    /// Whether client requests keep their method-override fields (`PASS_METHOD_OVERRIDE`;
+    /// `RemovedRequestFields`).
+    public var passesMethodOverride: Bool
     public var shutdownGracePeriod: Duration
     public var isAccessLogEnabled: Bool
     public var identity: IdentityConfiguration
@@ -34,6 +37,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("TLS_KEY_FILE", section: "Listeners", "PEM private key matching TLS_CERT_FILE. Reloaded on SIGHUP."),
         Setting("UPSTREAM_CA_FILE", section: "Upstream", "PEM CA bundle to verify an https upstream (default: the system store)."),
         Setting("TRUSTED_PROXIES", section: "Upstream", "CIDR list of proxies whose `X-Forwarded-*`/`Forwarded` are extended; from others they are replaced."),
+        Setting("PASS_METHOD_OVERRIDE", default: "false", section: "Upstream", "Keep `X-HTTP-Method-Override`, `X-HTTP-Method` and `X-Method-Override` on upstream requests (backends whose clients cannot send every method). `X-Original-URL` and `X-Rewrite-URL` are always removed."),
         Setting("UPSTREAM_CONNECT_TIMEOUT", default: "5", section: "Timeouts", "Seconds to establish an upstream connection (502 after)."),
         Setting("UPSTREAM_RESPONSE_TIMEOUT", default: "60", section: "Timeouts", "Seconds from request sent to response head (504 after)."),
         Setting("UPSTREAM_IDLE_TIMEOUT", default: "60", section: "Timeouts", "Seconds an idle pooled upstream connection is kept."),
@@ -163,6 +167,7 @@ public struct GatewayConfiguration: Sendable {
         case (_, nil):
             reader.report("TLS_KEY_FILE", "is required when TLS_CERT_FILE is set")
         }
+        let passesMethodOverride = reader.boolean("PASS_METHOD_OVERRIDE", default: false)
         let grace = reader.duration("SHUTDOWN_GRACE_PERIOD", default: .seconds(25))
         let accessLog = reader.boolean("ACCESS_LOG", default: true)
         let identity = IdentityConfiguration.read(&reader)
@@ -186,6 +191,7 @@ public struct GatewayConfiguration: Sendable {
             adminAddress: admin,
             upstream: upstream,
             trustedProxies: trusted,
+            passesMethodOverride: passesMethodOverride,
             shutdownGracePeriod: grace,
             isAccessLogEnabled: accessLog,
             identity: identity!,

@@ -9,8 +9,11 @@ import AppNativeJSON
 /// `PUSH_MAX_BATCH` device tokens, and one result per token in the answer. Tokens Apple reported
 /// permanently invalid are posted to `DEAD_TOKEN_WEBHOOK_URL` before the answer is sent.
 ///
-/// Independent of the server: `handle` takes the request's parts and returns the response, so
-/// it is tested without a listener. No per-token state outlives the request.
+/// A request is judged in two steps, both independent of the server (tested without a
+/// listener): `admit` decides on the head alone (key, kind, method, declared length), so a
+/// refused request never has a body byte read; only an `Admitted` request has its body
+/// collected (`PushRequestBody`, capped) and handed to `handle`. No per-token state outlives the
+/// request.
 final class PushAPI: Sendable {
     /// Request bodies are capped before decoding: a full batch of 512-digit tokens plus a
     /// 4 KiB payload fits well within this.
@@ -20,6 +23,23 @@ final class PushAPI: Sendable {
     struct Response: Sendable {
         var status: Int
         var body: JSONObject
+    }
+
+    /// A request whose head passed every check. Only `admit` makes one, so no body reaches
+    /// `handle` without a valid key.
+    struct Admitted: Sendable {
+        /// The notification kind (`silent`, `alert`, `live-activity/update`, …).
+        let kind: String
+
+        fileprivate init(kind: String) { self.kind = kind }
+    }
+
+    /// What a request's head decides, before any byte of its body is read.
+    enum Admission: Sendable {
+        /// Answer with this now; the body stays unread (the server then closes the connection).
+        case refused(Response)
+        /// Collect the body (`PushRequestBody`) and hand it to `handle(_:body:)`.
+        case admitted(Admitted)
     }
 
     private let keyDigests: [[UInt8]]
@@ -68,25 +88,45 @@ final class PushAPI: Sendable {
         return matched
     }
 
-    /// The answer to `method path` (`path` below the listener root) with `authorization` and `body`.
-    func handle(method: String, path: String, authorization: String?, body: [UInt8]) async -> Response {
-        let response = await respond(method: method, path: path, authorization: authorization, body: body)
+    /// Judges a request on its head: `method path` (`path` below the listener root, without
+    /// the query), its `Authorization` field and the body length it declares (`nil` when
+    /// chunked or absent). In this order: 401 without a valid key (so a caller without one
+    /// learns nothing else), 404 for an unknown kind, 405 for another method than POST, 413
+    /// for a declared length over `maxBodyBytes`.
+    func admit(method: String, path: String, authorization: String?, declaredBodyBytes: UInt64?) -> Admission {
+        guard isAuthorized(authorization) else {
+            return .refused(counted(Self.error(401, "unauthorized", "a valid push API key is required (Authorization: Bearer …)")))
+        }
+        let kind = String(path.dropFirst("/push/".count))
+        guard path.hasPrefix("/push/"), PushRequest.kinds.contains(kind) else {
+            return .refused(counted(Self.error(404, "not_found", "unknown push kind; one of " + PushRequest.kinds.joined(separator: ", "))))
+        }
+        guard method == "POST" else { return .refused(counted(Self.error(405, "method_not_allowed", "use POST"))) }
+        if let declaredBodyBytes, declaredBodyBytes > UInt64(Self.maxBodyBytes) {
+            return .refused(bodyTooLarge())
+        }
+        return .admitted(Admitted(kind: kind))
+    }
+
+    /// The answer to a body that passed `maxBodyBytes` while it arrived (a chunked one).
+    func bodyTooLarge() -> Response {
+        counted(Self.error(413, "payload_too_large", "request body over \(Self.maxBodyBytes) bytes"))
+    }
+
+    /// The answer to an admitted request with its whole `body`: 422 when it does not decode,
+    /// 503 when APNs cannot be reached, else 200 with one result per token.
+    func handle(_ request: Admitted, body: [UInt8]) async -> Response {
+        guard body.count <= Self.maxBodyBytes else { return bodyTooLarge() }
+        return counted(await respond(to: request, body: body))
+    }
+
+    private func counted(_ response: Response) -> Response {
         requests[String(response.status)]?.increment()
         return response
     }
 
-    private func respond(method: String, path: String, authorization: String?, body: [UInt8]) async -> Response {
-        guard isAuthorized(authorization) else {
-            return Self.error(401, "unauthorized", "a valid push API key is required (Authorization: Bearer …)")
-        }
-        let kind = String(path.dropFirst("/push/".count))
-        guard path.hasPrefix("/push/"), PushRequest.kinds.contains(kind) else {
-            return Self.error(404, "not_found", "unknown push kind; one of " + PushRequest.kinds.joined(separator: ", "))
-        }
-        guard method == "POST" else { return Self.error(405, "method_not_allowed", "use POST") }
-        guard body.count <= Self.maxBodyBytes else {
-            return Self.error(413, "payload_too_large", "request body over \(Self.maxBodyBytes) bytes")
-        }
+    private func respond(to admitted: Admitted, body: [UInt8]) async -> Response {
+        let kind = admitted.kind
         let request: PushRequest
         switch PushRequest.decode(kind: kind, body: body, maxBatch: maxBatch) {
         case .success(let decoded):

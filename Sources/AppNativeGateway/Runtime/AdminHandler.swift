@@ -59,34 +59,41 @@ final class AdminHandler: HTTPExchangeHandler {
         }
     }
 
-    /// Reads the body (capped: bytes past the cap are drained, not kept), hands it to the push
-    /// API off the loop, and answers on the loop when the results are in.
+    /// Judges the request on its head first (`PushAPI.admit`): a refusal (401, 404, 405, 413 for
+    /// a declared length over the cap) is answered before any body byte is read, and the server
+    /// then closes the connection (docs/architecture.md, "How a client connection ends"). An
+    /// admitted request's body is collected up to the cap (`PushRequestBody`: a chunked body is
+    /// answered 413 the moment it passes the cap, and the rest is dropped), handed to the push
+    /// API off the loop, and answered on the loop when the results are in.
     private func servePush(_ exchange: HTTPExchange, path: String, api: PushAPI) {
-        let method = exchange.request.method
-        let authorization = exchange.request.headers.first("Authorization")
-        var body: [UInt8] = []
-        var isOverLimit = false
-        let run: () -> Void = { [weak self] in
-            let received = isOverLimit ? [UInt8](repeating: 0, count: PushAPI.maxBodyBytes + 1) : body
-            self?.pushes.wait(exchange, with: (), for: {
-                await api.handle(method: method, path: path, authorization: authorization, body: received)
-            }) { [weak self] exchange, _, response in
+        var declaredBytes: UInt64?
+        if case .contentLength(let length) = exchange.framing { declaredBytes = length }
+        let admitted: PushAPI.Admitted
+        switch api.admit(
+            method: exchange.request.method, path: path, authorization: exchange.request.headers.first("Authorization"),
+            declaredBodyBytes: declaredBytes)
+        {
+        case .refused(let response):
+            finishPush(exchange, response)
+            return
+        case .admitted(let request):
+            admitted = request
+        }
+        let run: ([UInt8]) -> Void = { [weak self] body in
+            self?.pushes.wait(exchange, with: (), for: { await api.handle(admitted, body: body) }) { [weak self] exchange, _, response in
                 self?.finishPush(exchange, response)
             }
         }
         guard exchange.hasRequestBody else {
-            run()
+            run([])
             return
         }
-        exchange.readBody(onChunk: { bytes in
-            guard !isOverLimit else { return }
-            if body.count + bytes.count > PushAPI.maxBodyBytes {
-                isOverLimit = true
-                body = []
-            } else {
-                body.append(contentsOf: bytes)
-            }
-        }, onEnd: { _ in run() })
+        var body = PushRequestBody(limit: PushAPI.maxBodyBytes, declaredBytes: declaredBytes)
+        exchange.readBody(onChunk: { [weak self] chunk in
+            if body.receive(chunk) == .passedLimit { self?.finishPush(exchange, api.bodyTooLarge()) }
+        }, onEnd: { _ in
+            if case .complete(let bytes) = body.finish() { run(bytes) }
+        })
     }
 
     private func finishPush(_ exchange: HTTPExchange, _ response: PushAPI.Response) {

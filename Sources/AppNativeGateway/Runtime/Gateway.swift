@@ -84,12 +84,13 @@ public final class Gateway: Sendable {
             ),
             sortingKeys: false
         )
+        let removedFields = RemovedRequestFields.patterns(passingMethodOverride: configuration.passesMethodOverride)
         server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
             let proxy = ProxyHandler(
                 loop: loop,
                 upstream: configuration.upstream,
                 trustedProxies: configuration.trustedProxies,
-                removingFields: IdentityHeaders.forged,
+                removingFields: removedFields,
                 // The sign-in's attempt cookies (on https `Path=/`, so sent with every request
                 // during an attempt) hold its nonce and PKCE verifier: never the upstream's.
                 removingCookiesStartingWith: signIn == nil
