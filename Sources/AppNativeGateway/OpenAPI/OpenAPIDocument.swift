@@ -89,9 +89,23 @@ enum OpenAPIDocument {
     ]
 
     private static let verify: JSONValue = [
-        "summary": "Forward-auth: 200 with the identity headers, or the rejection (nginx auth_request, Traefik, Caddy).",
+        "summary": "Forward-auth (nginx auth_request, Traefik, Caddy): judges the original request by the rules of the proxy path; 200 with the identity headers where the gateway would forward, else its answer.",
         "security": authenticated,
-        "responses": responses([("200", ["description": "Authenticated; identity in the response headers."])]),
+        "parameters": .array(
+            [
+                ("X-Original-URI", "The original request's target (nginx)."),
+                ("X-Original-Method", "The original request's method (nginx)."),
+                ("X-Forwarded-Uri", "The original request's target (Caddy, Traefik)."),
+                ("X-Forwarded-Method", "The original request's method (Caddy, Traefik)."),
+            ].map { name, description in
+                ["name": .string(name), "in": "header", "required": false, "schema": ["type": "string"], "description": .string(description)]
+            }),
+        "responses": responses([
+            ("200", ["description": "The original request may pass; identity (and the hook's X-Authz-* fields) in the response headers, all empty for a public path."]),
+            ("400", detail("No original request (target and method), two that disagree, an unknown method, or a target the gateway refuses.")),
+            ("404", detail("The original target is an unknown gateway endpoint.")),
+            ("405", detail("The original method is not the native route's.")),
+        ]),
     ]
 
     private static let jwks: JSONValue = [
