@@ -48,7 +48,7 @@ struct SessionCookieTests {
         var claims: [String: Any] = [
             "aud": SessionCookieCodec.audience,
             "sub": user.objectID,
-            "email": user.email,
+            "email": user.email ?? "",
             "tid": tenant,
             "iat": Int(now),
             "exp": Int(now) + 28800,
