@@ -67,11 +67,6 @@ public struct UserIdentity: Sendable, Hashable {
     /// A user's email: first non-blank of `email`, `preferred_username`, `upn` (not lower-cased).
     /// `nil` only for an application (`callerType == .app`): app-only tokens carry no email.
     public var email: String? { storage.email }
-    /// Sets a user's email (an application has none: ignored for one).
-    public mutating func setEmail(_ email: String) {
-        guard callerType == .user else { return }
-        storage = storage.with(email: email)
-    }
     /// A signed-in user, or an application with its own app-only token.
     public var callerType: CallerType { storage.callerType }
     /// The application the caller came through: for a user the app they signed in with (`azp`,
