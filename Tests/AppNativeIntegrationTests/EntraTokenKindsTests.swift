@@ -232,4 +232,36 @@ struct EntraTokenKindsTests {
         #expect(try await Self.get(fixture.port, "/team/x", cookie: cookie).status == 403)
         #expect(try await Self.get(fixture.port, "/elsewhere", cookie: cookie).status == 404)
     }
+
+    @Test("the access log marks an application and names each refusal's reason (scope, app_not_allowed, token_kind, groups_overage)")
+    func accessLog() async throws {
+        let policy = try Self.policy(#"{"rules": [{"path": "/team", "groups": ["g-team"]}]}"#)
+        let fixture = try await ProxyFixture.start(Self.both.merging(["ACCESS_POLICY_FILE": policy, "ACCESS_LOG": "true"]) { $1 })
+        defer { fixture.stop() }
+        var other = Self.shapes.appTokenV2()
+        other["azp"] = .string(Self.otherService)
+        var ambiguous = Self.shapes.accessTokenV1()
+        ambiguous["ver"] = .string("2.0")
+        let requests: [(String, JSONObject, Int)] = [
+            ("/echo", Self.shapes.appTokenV2(), 200),
+            ("/echo", Self.shapes.accessTokenV2(scopes: "User.Read"), 403),
+            ("/echo", other, 403),
+            ("/echo", ambiguous, 401),
+            ("/team/x", Self.shapes.withGroupsOverage(Self.shapes.accessTokenV2()), 403),
+        ]
+        for (path, claims, status) in requests {
+            #expect(try await Self.get(fixture.port, path, token: try Self.sign(claims)).status == status, "\(path) \(status)")
+        }
+        var lines: [JSONObject] = []
+        while lines.count < requests.count {
+            let line = try #require(await blocking { fixture.gateway.nextOutputLine() }, "the gateway closed its output")
+            let object = try #require(try JSONParser().parse(line).objectValue, "not a JSON object: \(line)")
+            if object["type"]?.stringValue == "access" { lines.append(object) }
+        }
+        #expect(lines[0]["auth.caller"]?.stringValue == "app")
+        #expect(lines[0]["user.oid"]?.stringValue == Self.shapes.servicePrincipalID)
+        #expect(lines.dropFirst().map { $0["auth.reason"]?.stringValue } == ["scope", "app_not_allowed", "token_kind", "groups_overage"])
+        #expect(lines[1]["auth.caller"] == nil)
+        #expect(await eventually { fixture.gateway.logs.contains("groups overage") }, "\(fixture.gateway.logs.suffix(1500))")
+    }
 }
