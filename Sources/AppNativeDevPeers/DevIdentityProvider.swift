@@ -38,6 +38,8 @@ public struct DevIdentityProvider: Sendable {
         public var email = "dev.user@example.com"
         public var name = "Zoë Müller-Łukasz"
         public var roles: [String] = []
+        /// Group object ids, in the token's `groups` claim when not empty.
+        public var groups: [String] = []
 
         public init() {}
     }
@@ -65,6 +67,7 @@ public struct DevIdentityProvider: Sendable {
         claims["name"] = .string(user.name)
         claims["ver"] = .string("2.0")
         if !user.roles.isEmpty { claims["roles"] = .array(user.roles.map(JSONValue.string)) }
+        if !user.groups.isEmpty { claims["groups"] = .array(user.groups.map(JSONValue.string)) }
         return try JWTSigner.sign(claims, with: .rsa(signingKey, keyID: keyID))
     }
 
