@@ -138,7 +138,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppNativeAuthTests",
-            dependencies: ["AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeClient", "AppNativeTesting"],
+            dependencies: ["AppNativeAuth", "AppNativeCrypto", "AppNativeJSON", "AppNativeClient", "AppNativeTesting", "AppNativeDevPeers"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -14,6 +14,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
             case tenant, missingOID = "missing_oid", missingEmail = "missing_email"
             case notAuthenticated = "not_authenticated", configuration, deployment
             case conflictingCookies = "conflicting_cookies"
+            case tokenKind = "token_kind", appOnly = "app_only", appNotAllowed = "app_not_allowed"
         }
 
         private let value: Value
@@ -49,7 +50,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let accessToken = Code(.accessToken)
         /// Access-token mode received a token without a usable `scp` claim.
         public static let noScopeClaim = Code(.noScopeClaim)
-        /// Access-token mode: the required scope is missing (answered 403).
+        /// A delegated access token holds none of the required scopes (answered 403).
         public static let scope = Code(.scope)
         /// `tid` is not the configured tenant.
         public static let tenant = Code(.tenant)
@@ -57,6 +58,15 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let missingOID = Code(.missingOID)
         /// None of `email`, `preferred_username`, `upn` is a non-blank string.
         public static let missingEmail = Code(.missingEmail)
+        /// The token's kind cannot be told without doubt (its `aud` names both the app and the API,
+        /// `scp` beside `idtyp: "app"`, `ver` disagreeing with `iss`, an ID token with `idtyp: "app"`).
+        public static let tokenKind = Code(.tokenKind)
+        /// An app-only (client-credentials) token, and service callers are not enabled
+        /// (`ENTRA_APP_CLIENTS` unset; answered 403).
+        public static let appOnly = Code(.appOnly)
+        /// An app-only token of a client application not in `ENTRA_APP_CLIENTS`, or naming none
+        /// (answered 403).
+        public static let appNotAllowed = Code(.appNotAllowed)
         /// No credential was presented.
         public static let notAuthenticated = Code(.notAuthenticated)
         /// A session cookie bound to another deployment, or one that names none (the reference's)
@@ -93,7 +103,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var bearerStatus: Int {
         switch code {
         case .keysUnavailable: 503
-        case .scope: 403
+        case .scope, .appOnly, .appNotAllowed: 403
         default: 401
         }
     }

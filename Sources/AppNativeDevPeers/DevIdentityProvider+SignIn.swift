@@ -40,6 +40,7 @@ extension DevIdentityProvider {
         claims["ver"] = .string("2.0")
         if let nonce { claims["nonce"] = .string(nonce) }
         if !user.user.roles.isEmpty { claims["roles"] = .array(user.user.roles.map(JSONValue.string)) }
+        if !user.user.groups.isEmpty { claims["groups"] = .array(user.user.groups.map(JSONValue.string)) }
         return try JWTSigner.sign(claims, with: .rsa(signingKey, keyID: keyID))
     }
 }

@@ -1,6 +1,6 @@
 import AppNativeAuth
 public import AppNativeCrypto
-import AppNativeJSON
+public import AppNativeJSON
 import Foundation
 
 /// A stand-in for Entra ID in development and tests: signs RS256 tokens shaped like Entra ID
@@ -38,6 +38,8 @@ public struct DevIdentityProvider: Sendable {
         public var email = "dev.user@example.com"
         public var name = "Zoë Müller-Łukasz"
         public var roles: [String] = []
+        /// Group object ids, in the token's `groups` claim when not empty.
+        public var groups: [String] = []
 
         public init() {}
     }
@@ -65,7 +67,14 @@ public struct DevIdentityProvider: Sendable {
         claims["name"] = .string(user.name)
         claims["ver"] = .string("2.0")
         if !user.roles.isEmpty { claims["roles"] = .array(user.roles.map(JSONValue.string)) }
+        if !user.groups.isEmpty { claims["groups"] = .array(user.groups.map(JSONValue.string)) }
         return try JWTSigner.sign(claims, with: .rsa(signingKey, keyID: keyID))
+    }
+
+    /// Signs any claim set with the dev key (RS256, the dev `kid`): the token shapes of
+    /// `EntraTokenShapes`, or a test's own. DEV AND TEST ONLY.
+    public func token(claims: JSONObject) throws -> String {
+        try JWTSigner.sign(claims, with: .rsa(signingKey, keyID: keyID))
     }
 
     /// The JWKS document publishing the dev key (what Entra serves at `discovery/v2.0/keys`).

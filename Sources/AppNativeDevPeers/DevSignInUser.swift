@@ -12,6 +12,9 @@ public struct DevSignInUser: Sendable {
         self.tenantID = tenantID
     }
 
+    /// The group the dev user Sam belongs to (the `groups` claim of his ID token).
+    public static let approversGroupID = "9a9a9a9a-0000-4000-8000-0000000000a9"
+
     /// A tenant that is not the dev tenant, for the wrong-tenant refusal.
     public static let otherTenantID = "e0e0e0e0-0000-4000-8000-0000000000e2"
 
@@ -24,6 +27,7 @@ public struct DevSignInUser: Sendable {
         sam.email = "sam.doe@example.com"
         sam.name = "Sam Doe"
         sam.roles = ["approver"]
+        sam.groups = [DevSignInUser.approversGroupID]
         var eve = DevIdentityProvider.User()
         eve.objectID = "33333333-4444-4555-8666-777777777777"
         eve.email = "eve@other-tenant.example.net"

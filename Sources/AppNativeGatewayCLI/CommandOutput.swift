@@ -33,11 +33,16 @@ enum CommandOutput {
     static func json(_ user: UserIdentity) -> JSONValue {
         var object = JSONObject()
         object["oid"] = .string(user.objectID)
-        object["email"] = .string(user.email)
+        // An application (`caller_type` `app`) has no email.
+        object["email"] = user.email.map(JSONValue.string) ?? .null
         object["tenant_id"] = .string(user.tenantID)
+        object["caller_type"] = .string(user.callerType.rawValue)
+        object["client_id"] = user.clientID.map(JSONValue.string) ?? .null
         object["name"] = user.name.map(JSONValue.string) ?? .null
         object["upn"] = user.upn.map(JSONValue.string) ?? .null
         if !user.roles.isEmpty { object["roles"] = .array(user.roles.map(JSONValue.string)) }
+        if !user.groups.isEmpty { object["groups"] = .array(user.groups.map(JSONValue.string)) }
+        if user.hasGroupsOverage { object["groups_overage"] = .bool(true) }
         return .object(object)
     }
 }

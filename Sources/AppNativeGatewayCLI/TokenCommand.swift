@@ -72,6 +72,8 @@ enum TokenCommand {
             verdict["status"] = .number(JSONNumber(200))
             verdict["user"] = CommandOutput.json(identity.user)
             verdict["expires_at"] = CommandOutput.seconds(identity.expiresAt)
+            verdict["explanation"] = .string(explanation(identity.user, kind: verifier.verifiedKind(of: token)))
+            if let kind = verifier.verifiedKind(of: token) { verdict["kind"] = .string(kind.name) }
             CommandOutput.printJSON(verdict)
             return .success
         } catch {
@@ -79,8 +81,49 @@ enum TokenCommand {
             verdict["reason"] = .string(error.code.description)
             verdict["detail"] = .string(error.reason)
             verdict["status"] = .number(JSONNumber(Int64(error.bearerStatus)))
+            verdict["explanation"] = .string(explanation(of: error, configuration: configuration))
             CommandOutput.printJSON(verdict)
             return error.code == .keysUnavailable ? .unavailable : .invalidCredential
+        }
+    }
+
+    /// What an accepted token means at the gateway, in words.
+    static func explanation(_ user: UserIdentity, kind: EntraTokenKind?) -> String {
+        var parts = [String]()
+        switch kind {
+        case .idToken(let clientID)?: parts.append("an ID token of the app \(clientID)")
+        case .delegatedAccessToken(let version, let clientID)?:
+            parts.append("a user's v\(version.rawValue) access token for the API (a required scope is in scp)"
+                + (clientID.map { ", signed in with the app \($0)" } ?? ""))
+        case .appOnlyAccessToken(let version, let clientID)?:
+            parts.append("an application's v\(version.rawValue) app-only token: client \(clientID) is in ENTRA_APP_CLIENTS; "
+                + "it is the service principal \(user.objectID), gets no session cookie, and policy roles rules see its app roles")
+        case nil: parts.append("accepted")
+        }
+        if user.hasGroupsOverage {
+            parts.append("groups overage: the token does not carry the groups (_claim_names or hasgroups), so an ACCESS_POLICY_FILE groups rule refuses it (403, groups_overage)")
+        } else if user.groups.count > SessionCookieCodec.groupsBudget {
+            parts.append("\(user.groups.count) groups: its session cookie marks them as elsewhere (more than \(SessionCookieCodec.groupsBudget)), so a groups rule refuses the cookie (403, groups_overage) but not the token")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    /// What a refusal means, for the codes whose cause lies in the configuration or the registration.
+    static func explanation(of error: AuthError, configuration: EntraConfiguration) -> String {
+        let kinds = [configuration.idTokens.map { "ID tokens for \($0.audiences.joined(separator: ", "))" },
+                     configuration.accessTokens.map { "access tokens for \($0.audiences.joined(separator: ", "))" }]
+            .compactMap { $0 }.joined(separator: " and ")
+        switch error.code {
+        case .audience: return "aud is none of the accepted audiences; this gateway accepts \(kinds)"
+        case .issuer: return "iss is not the tenant's issuer for this kind (ID tokens: the v2.0 issuer; access tokens: v2.0 or sts.windows.net)"
+        case .accessToken: return "an access token (scp) was sent where an ID token was expected: set ENTRA_API_CLIENT_ID to accept access tokens"
+        case .scope:
+            return "a delegated access token holding none of ENTRA_REQUIRED_SCOPES (\(configuration.accessTokens?.requiredScopes.joined(separator: ",") ?? "")) in scp"
+        case .noScopeClaim: return "an access token without scp that is not an app-only token (no idtyp app, oid differs from sub)"
+        case .appOnly: return "an application's app-only token, and ENTRA_APP_CLIENTS is not set: service callers are refused"
+        case .appNotAllowed: return "an application's app-only token whose client (azp, v1 appid) is not in ENTRA_APP_CLIENTS"
+        case .tokenKind: return "the token's kind is ambiguous: \(error.reason)"
+        default: return error.reason
         }
     }
 

@@ -5,12 +5,18 @@ import AppNativeJSON
 /// identity header a client could forge.
 ///
 /// Profiles:
-/// - `gateway` (default): `X-AppNative-User-Id` (oid), `-User-Email`, `-User-Name`, `-User-UPN`,
-///   `X-AppNative-Tenant-Id`, `X-AppNative-Auth-Method` (`token`/`cookie`), and the signed
-///   assertion `X-AppNative-Identity`.
-/// - `easyauth`: Azure App Service's `X-MS-CLIENT-PRINCIPAL` (base64 JSON principal),
-///   `-ID`, `-NAME`, `-IDP`, so backends written for App Service run unchanged.
-/// - `oauth2-proxy`: `X-Forwarded-User` (oid), `X-Forwarded-Email`, `X-Forwarded-Preferred-Username`.
+/// - `gateway` (default): `X-AppNative-User-Id` (oid), `-User-Email` (users), `-User-Name`,
+///   `-User-UPN`, `-User-Roles`, `-User-Groups`, `X-AppNative-Tenant-Id`, `X-AppNative-Auth-Method`
+///   (`token`/`cookie`), `X-AppNative-Caller-Type` (`user`/`app`), `X-AppNative-Client-Id`, and
+///   the signed assertion `X-AppNative-Identity`.
+/// - `easyauth`: Azure App Service's `X-MS-CLIENT-PRINCIPAL` (base64 JSON principal with the
+///   token's claims: `roles`, `groups`, `idtyp`, `azp`, …), `-ID`, `-NAME`, `-IDP`, so backends
+///   written for App Service run unchanged.
+/// - `oauth2-proxy`: `X-Forwarded-User` (oid), `X-Forwarded-Email` (users),
+///   `X-Forwarded-Preferred-Username`, `X-Forwarded-Groups` (groups, as oauth2-proxy sends them);
+///   oauth2-proxy has no words for roles, caller type or client, so those go under the gateway's
+///   names (`X-AppNative-User-Roles`, `-Caller-Type`, `-Client-Id`), stripped from every client
+///   request like all `X-AppNative-` fields.
 ///
 /// Encoding: values that are not printable ASCII, and any `%`, are percent-encoded as UTF-8
 /// (RFC 3986). Upstreams always percent-decode (`urllib.parse.unquote`, `decodeURIComponent`,
@@ -52,53 +58,88 @@ public enum IdentityHeaders: Sendable {
     }
 
     /// The headers of `profile` for a verified identity.
+    ///
+    /// - Parameters:
+    ///   - email: a user's email; `nil` for an application (`callerType` `app`).
+    ///   - callerType: `user` or `app`.
+    ///   - clientID: the client application (`azp`/`appid`, an ID token's `aud`), when known.
+    ///   - groups: the caller's group ids (the `groups` claim).
     public static func headers(
         profile: Profile,
         objectID: String,
-        email: String,
+        email: String?,
         name: String?,
         upn: String?,
         tenantID: String,
         method: String,
         roles: [String],
+        groups: [String] = [],
+        callerType: String = "user",
+        clientID: String? = nil,
         assertion: String?
     ) -> HTTPHeaders {
         var headers = HTTPHeaders()
         switch profile {
         case .gateway:
             headers.add(name: "X-AppNative-User-Id", value: encode(objectID))
-            headers.add(name: "X-AppNative-User-Email", value: encode(email))
+            if let email { headers.add(name: "X-AppNative-User-Email", value: encode(email)) }
             if let name { headers.add(name: "X-AppNative-User-Name", value: encode(name)) }
             if let upn { headers.add(name: "X-AppNative-User-UPN", value: encode(upn)) }
             headers.add(name: "X-AppNative-Tenant-Id", value: encode(tenantID))
             headers.add(name: "X-AppNative-Auth-Method", value: method)
-            if !roles.isEmpty { headers.add(name: "X-AppNative-User-Roles", value: roles.map(encode).joined(separator: ",")) }
+            addCaller(&headers, callerType: callerType, clientID: clientID)
+            if !roles.isEmpty { headers.add(name: "X-AppNative-User-Roles", value: list(roles)) }
+            if !groups.isEmpty { headers.add(name: "X-AppNative-User-Groups", value: list(groups)) }
         case .easyAuth:
-            headers.add(name: "X-MS-CLIENT-PRINCIPAL", value: easyAuthPrincipal(objectID: objectID, email: email, name: name, upn: upn, tenantID: tenantID, roles: roles))
+            headers.add(name: "X-MS-CLIENT-PRINCIPAL", value: easyAuthPrincipal(
+                objectID: objectID, email: email, name: name, upn: upn, tenantID: tenantID, roles: roles, groups: groups,
+                callerType: callerType, clientID: clientID))
             headers.add(name: "X-MS-CLIENT-PRINCIPAL-ID", value: encode(objectID))
-            headers.add(name: "X-MS-CLIENT-PRINCIPAL-NAME", value: encode(email))
+            // App Service names a user by their sign-in name; an application has none, so its client id.
+            headers.add(name: "X-MS-CLIENT-PRINCIPAL-NAME", value: encode(email ?? clientID ?? objectID))
             headers.add(name: "X-MS-CLIENT-PRINCIPAL-IDP", value: "aad")
         case .oauth2Proxy:
             headers.add(name: "X-Forwarded-User", value: encode(objectID))
-            headers.add(name: "X-Forwarded-Email", value: encode(email))
-            headers.add(name: "X-Forwarded-Preferred-Username", value: encode(upn ?? email))
-            if !roles.isEmpty { headers.add(name: "X-Forwarded-Groups", value: roles.map(encode).joined(separator: ",")) }
+            if let email { headers.add(name: "X-Forwarded-Email", value: encode(email)) }
+            if let preferred = upn ?? email { headers.add(name: "X-Forwarded-Preferred-Username", value: encode(preferred)) }
+            if !groups.isEmpty { headers.add(name: "X-Forwarded-Groups", value: list(groups)) }
+            addCaller(&headers, callerType: callerType, clientID: clientID)
+            if !roles.isEmpty { headers.add(name: "X-AppNative-User-Roles", value: list(roles)) }
         }
         if let assertion { headers.add(name: assertionHeader, value: assertion) }
         return headers
     }
 
+    private static func addCaller(_ headers: inout HTTPHeaders, callerType: String, clientID: String?) {
+        headers.add(name: "X-AppNative-Caller-Type", value: encode(callerType))
+        if let clientID { headers.add(name: "X-AppNative-Client-Id", value: encode(clientID)) }
+    }
+
+    private static func list(_ values: [String]) -> String {
+        values.map(encode).joined(separator: ",")
+    }
+
     /// App Service's principal: base64 of `{"auth_typ":"aad","claims":[{"typ","val"}…],"name_typ","role_typ"}`.
-    static func easyAuthPrincipal(objectID: String, email: String, name: String?, upn: String?, tenantID: String, roles: [String]) -> String {
+    /// A user's principal names them by `preferred_username` and email; an application's carries
+    /// `idtyp: app` and no email (as App Service's does for a client-credentials token).
+    static func easyAuthPrincipal(
+        objectID: String, email: String?, name: String?, upn: String?, tenantID: String, roles: [String], groups: [String] = [],
+        callerType: String = "user", clientID: String? = nil
+    ) -> String {
         var claims: [(String, String)] = [
             ("http://schemas.microsoft.com/identity/claims/objectidentifier", objectID),
             ("http://schemas.microsoft.com/identity/claims/tenantid", tenantID),
-            ("preferred_username", email),
-            ("http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress", email),
         ]
+        if let email {
+            claims.append(("preferred_username", email))
+            claims.append(("http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress", email))
+        }
         if let name { claims.append(("name", name)) }
         if let upn { claims.append(("http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn", upn)) }
+        claims.append(("idtyp", callerType))
+        if let clientID { claims.append(("azp", clientID)) }
         for role in roles { claims.append(("roles", role)) }
+        for group in groups { claims.append(("groups", group)) }
         let principal = JSONObject([
             ("auth_typ", .string("aad")),
             ("claims", .array(claims.map { .object(JSONObject([("typ", .string($0.0)), ("val", .string($0.1))])) })),

@@ -49,7 +49,8 @@ public struct RenderedIdentities: Sendable {
             changed = true
         }
         var setCookie = HTTPHeaders()
-        if issuingCookie, let cookies {
+        // An application's token is never exchanged for a session.
+        if issuingCookie, identity.user.callerType == .user, let cookies {
             let second = cookies.currentSecond
             if entry.cookieSecond != second {
                 entry.cookieSecond = second
@@ -77,6 +78,9 @@ public struct RenderedIdentities: Sendable {
             tenantID: user.tenantID,
             method: identity.method.rawValue,
             roles: user.roles,
+            groups: user.groups,
+            callerType: user.callerType.rawValue,
+            clientID: user.clientID,
             assertion: assertion.token
         )
         return Entry(identity: headers, assertionExpiresAt: assertion.expiresAt)

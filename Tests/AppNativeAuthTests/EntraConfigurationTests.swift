@@ -60,10 +60,9 @@ struct EntraConfigurationTests {
 
     @Test("environment decisions of §9.2")
     func environment() throws {
-        let both = #expect(throws: AuthError.self) {
-            try EntraConfiguration.fromEnvironment(["ENTRA_TENANT_ID": Self.tenant, "ENTRA_AUDIENCE": "a", "ENTRA_API_CLIENT_ID": "b"])
-        }
-        #expect(both?.reason.contains("set one, not both") == true)
+        let both = try EntraConfiguration.fromEnvironment(["ENTRA_TENANT_ID": Self.tenant, "ENTRA_AUDIENCE": "a", "ENTRA_API_CLIENT_ID": "b"])
+        #expect(both.idTokens?.audiences == ["a"])
+        #expect(both.accessTokens?.apiClientID == "b")
         for incomplete in [[:], ["ENTRA_TENANT_ID": Self.tenant], ["ENTRA_AUDIENCE": "a"], ["ENTRA_TENANT_ID": Self.tenant, "ENTRA_AUDIENCE": ","]] {
             let error = #expect(throws: AuthError.self, "\(incomplete)") { try EntraConfiguration.fromEnvironment(incomplete) }
             #expect(error?.reason.contains("not configured") == true)
@@ -71,12 +70,14 @@ struct EntraConfigurationTests {
         let idMode = try EntraConfiguration.fromEnvironment([
             "ENTRA_TENANT_ID": " \(Self.tenant)\n", "ENTRA_AUDIENCE": " a , ,b ", "ENTRA_ALLOWED_AUDIENCES": "ignored",
         ])
-        #expect(idMode.mode == .idToken(audiences: ["a", "b"]))
+        #expect(idMode.idTokens?.audiences == ["a", "b"])
+        #expect(idMode.accessTokens == nil)
         let accessMode = try EntraConfiguration.fromEnvironment([
             "ENTRA_TENANT_ID": Self.tenant, "ENTRA_API_CLIENT_ID": " api ", "ENTRA_ALLOWED_AUDIENCES": "x, y",
             "ENTRA_AUTHORITY_HOST": "login.microsoftonline.us", "ENTRA_JWKS_URL": "https://keys.example/jwks",
         ])
-        #expect(accessMode.mode == .accessToken(apiClientID: "api", requiredScope: "access_as_user", extraAudiences: ["x", "y"]))
+        #expect(accessMode.accessTokens == (try EntraConfiguration.AccessTokenRules(apiClientID: "api", extraAudiences: ["x", "y"])))
+        #expect(accessMode.idTokens == nil)
         #expect(accessMode.authorityHost == "login.microsoftonline.us")
         #expect(accessMode.jwksURL == "https://keys.example/jwks")
     }

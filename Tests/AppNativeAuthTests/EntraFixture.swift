@@ -18,8 +18,16 @@ struct EntraFixture {
     let logs: InMemoryLogSink
     let metrics = MetricsRegistry()
 
+    /// Which token kinds the fixture's verifier accepts.
+    enum Mode {
+        case idToken(audiences: [String])
+        case accessToken(apiClientID: String, requiredScope: String, extraAudiences: [String])
+        /// Any combination (both kinds, several scopes, app clients).
+        case kinds(idTokenAudiences: [String]?, accessTokens: EntraConfiguration.AccessTokenRules?)
+    }
+
     init(
-        mode: EntraConfiguration.Mode = .idToken(audiences: [EntraFixture.audience]),
+        mode: Mode = .idToken(audiences: [EntraFixture.audience]),
         cache: JWKSCacheConfiguration = .init(),
         fetcher: CountingFetcher? = nil,
         factory: TestTokenFactory? = nil,
@@ -41,6 +49,8 @@ struct EntraFixture {
                 requiredScope: scope,
                 extraAudiences: extra
             )
+        case .kinds(let audiences, let accessTokens):
+            configuration = try EntraConfiguration(tenantID: Self.tenant, idTokenAudiences: audiences, accessTokens: accessTokens)
         }
         verifier = EntraTokenVerifier(
             configuration: configuration,

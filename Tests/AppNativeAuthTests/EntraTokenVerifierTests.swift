@@ -137,7 +137,7 @@ struct EntraTokenVerifierTests {
         _ = try await fixture.verifier.verify(try fixture.token(base.merging(["aud": "api-client"]) { $1 }))
         _ = try await fixture.verifier.verify(try fixture.token(base.merging(["aud": "extra-aud"]) { $1 }))
         _ = try await fixture.verifier.verify(try fixture.token(base.merging(
-            ["iss": "https://sts.windows.net/\(EntraFixture.tenant)/"]) { $1 }))
+            ["iss": "https://sts.windows.net/\(EntraFixture.tenant)/", "ver": "1.0"]) { $1 }))
 
         let noScope = await #expect(throws: AuthError.self) {
             try await fixture.verifier.verify(try fixture.token(["aud": "api://api-client"]))

@@ -54,7 +54,7 @@ struct SessionCookieTests {
         var claims: [String: Any] = [
             "aud": [SessionCookieCodec.audience, deployment],
             "sub": user.objectID,
-            "email": user.email,
+            "email": user.email ?? "",
             "tid": tenant,
             "iat": Int(now),
             "exp": Int(now) + 28800,

@@ -1,19 +1,64 @@
 import AppNativeCore
 import AppNativeClient
 
-/// How the Entra ID verifier is set up (contract/auth.md §4 and §9).
+/// How the Entra ID verifier is set up (contract/auth.md §4 and §9): which token kinds it
+/// accepts, each with its own rules. ID tokens (`idTokens`), access tokens for the backend's API
+/// (`accessTokens`), or both at once (an app migrating from one to the other sends both).
 public struct EntraConfiguration: Sendable {
-    /// Which kind of token the app sends.
-    public enum Mode: Sendable, Equatable {
-        /// ID tokens of the iOS app's registration: `aud` is one of its client ids; an `scp` claim is refused.
-        case idToken(audiences: [String])
-        /// Access tokens for the backend's API registration: `scp` must contain `requiredScope`.
-        case accessToken(apiClientID: String, requiredScope: String, extraAudiences: [String])
+    /// The rules of ID tokens: the iOS app's registration (`ENTRA_AUDIENCE`).
+    public struct IDTokenRules: Sendable, Equatable {
+        /// The app's client ids; an ID token's `aud` must be one of them.
+        public let audiences: [String]
+    }
+
+    /// The rules of access tokens for the backend's API registration (`ENTRA_API_CLIENT_ID`).
+    public struct AccessTokenRules: Sendable, Equatable {
+        /// The API's client id: v2 tokens carry it as `aud`, v1 tokens `api://{id}`.
+        public let apiClientID: String
+        /// A delegated token (a user's, with `scp`) needs at least one of these scopes
+        /// (`ENTRA_REQUIRED_SCOPES`, default `access_as_user`).
+        public let requiredScopes: [String]
+        /// Further accepted `aud` values (`ENTRA_ALLOWED_AUDIENCES`: a custom App ID URI).
+        public let extraAudiences: [String]
+        /// Client application ids allowed to call with app-only tokens (`ENTRA_APP_CLIENTS`);
+        /// empty: app-only tokens are refused (`app_only`).
+        public let appClients: [String]
+
+        /// - Throws: `AuthError(.configuration)` for a blank API client id, no scope, a scope that is
+        ///   blank or contains whitespace, or a blank client id in `appClients`.
+        public init(
+            apiClientID: String, requiredScopes: [String] = ["access_as_user"], extraAudiences: [String] = [], appClients: [String] = []
+        ) throws(AuthError) {
+            let clientID = apiClientID.trimmingWhitespace()
+            guard !clientID.isEmpty else { throw AuthError(.configuration, "API client id must not be blank") }
+            guard !requiredScopes.isEmpty,
+                requiredScopes.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains(where: { $0.properties.isWhitespace }) })
+            else {
+                throw AuthError(.configuration, "required scopes (ENTRA_REQUIRED_SCOPES) must be one or more non-blank names without spaces")
+            }
+            guard appClients.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains(where: { $0.properties.isWhitespace }) }) else {
+                throw AuthError(.configuration, "app clients (ENTRA_APP_CLIENTS) must be client ids without spaces")
+            }
+            self.apiClientID = clientID
+            self.requiredScopes = requiredScopes
+            self.extraAudiences = extraAudiences
+            self.appClients = appClients
+        }
+
+        /// `aud` values of the API: `{id}`, `api://{id}`, then the extra ones; de-duplicated, order kept.
+        public var audiences: [String] {
+            var out = [String]()
+            for audience in [apiClientID, "api://\(apiClientID)"] + extraAudiences where !out.contains(audience) { out.append(audience) }
+            return out
+        }
     }
 
     /// The tenant GUID, lower-cased.
     public let tenantID: String
-    public let mode: Mode
+    /// ID tokens accepted when set.
+    public let idTokens: IDTokenRules?
+    /// Access tokens accepted when set. At least one of `idTokens` and `accessTokens` is set.
+    public let accessTokens: AccessTokenRules?
     /// The login host: `login.microsoftonline.com`, or a sovereign cloud's
     /// (`login.microsoftonline.us`, `login.partner.microsoftonline.cn`).
     public let authorityHost: String
@@ -27,7 +72,7 @@ public struct EntraConfiguration: Sendable {
     /// Tokens longer than this are refused before decoding.
     public var maxTokenBytes = 16384
 
-    /// ID-token mode.
+    /// ID tokens only.
     ///
     /// - Throws: `AuthError(.configuration)` naming the tenant or audience problem.
     public init(
@@ -36,13 +81,10 @@ public struct EntraConfiguration: Sendable {
         authorityHost: String = EntraConfiguration.defaultAuthorityHost,
         jwksURL: String? = nil
     ) throws(AuthError) {
-        guard !audiences.isEmpty, audiences.allSatisfy({ !$0.trimmingWhitespace().isEmpty }) else {
-            throw AuthError(.configuration, "audience: at least one non-blank audience is required")
-        }
-        try self.init(tenantID: tenantID, mode: .idToken(audiences: audiences), authorityHost: authorityHost, jwksURL: jwksURL)
+        try self.init(tenantID: tenantID, idTokenAudiences: audiences, accessTokens: nil, authorityHost: authorityHost, jwksURL: jwksURL)
     }
 
-    /// Access-token mode.
+    /// Access tokens only, with one required scope.
     ///
     /// - Throws: `AuthError(.configuration)` for a bad tenant, a blank API client id or a scope that is
     ///   blank or contains whitespace.
@@ -54,20 +96,51 @@ public struct EntraConfiguration: Sendable {
         authorityHost: String = EntraConfiguration.defaultAuthorityHost,
         jwksURL: String? = nil
     ) throws(AuthError) {
-        let clientID = apiClientID.trimmingWhitespace()
-        guard !clientID.isEmpty else { throw AuthError(.configuration, "API client id must not be blank") }
-        guard !requiredScope.isEmpty, !requiredScope.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else {
-            throw AuthError(.configuration, "required scope must be one non-blank token")
-        }
         try self.init(
             tenantID: tenantID,
-            mode: .accessToken(apiClientID: clientID, requiredScope: requiredScope, extraAudiences: extraAudiences),
+            idTokenAudiences: nil,
+            accessTokens: AccessTokenRules(apiClientID: apiClientID, requiredScopes: [requiredScope], extraAudiences: extraAudiences),
             authorityHost: authorityHost,
             jwksURL: jwksURL
         )
     }
 
-    private init(tenantID: String, mode: Mode, authorityHost: String, jwksURL: String?) throws(AuthError) {
+    /// Any combination: ID tokens when `idTokenAudiences` is given, access tokens when
+    /// `accessTokens` is; both accepts both kinds, each with its own rules.
+    ///
+    /// - Throws: `AuthError(.configuration)`: neither kind, a blank audience, an ID-token audience
+    ///   that is also one of the API's (a token's kind would be ambiguous), a bad tenant, host or URL.
+    public init(
+        tenantID: String,
+        idTokenAudiences: [String]?,
+        accessTokens: AccessTokenRules?,
+        authorityHost: String = EntraConfiguration.defaultAuthorityHost,
+        jwksURL: String? = nil
+    ) throws(AuthError) {
+        if let audiences = idTokenAudiences {
+            guard !audiences.isEmpty, audiences.allSatisfy({ !$0.trimmingWhitespace().isEmpty }) else {
+                throw AuthError(.configuration, "audience: at least one non-blank audience is required")
+            }
+        }
+        guard idTokenAudiences != nil || accessTokens != nil else {
+            throw AuthError(.configuration, "Entra sign-in is not configured: accept ID tokens, access tokens or both")
+        }
+        if let audiences = idTokenAudiences, let accessTokens,
+            let shared = audiences.first(where: accessTokens.audiences.contains)
+        {
+            throw AuthError(
+                .configuration,
+                "audience \(shared) is both an ID-token audience (ENTRA_AUDIENCE) and one of the API's: a token's kind would be ambiguous"
+            )
+        }
+        try self.init(
+            tenantID: tenantID, idTokens: idTokenAudiences.map(IDTokenRules.init), accessTokens: accessTokens,
+            authorityHost: authorityHost, jwksURL: jwksURL)
+    }
+
+    private init(
+        tenantID: String, idTokens: IDTokenRules?, accessTokens: AccessTokenRules?, authorityHost: String, jwksURL: String?
+    ) throws(AuthError) {
         // Not trimmed here: a trailing newline from a secrets file is an error, not silently fixed.
         guard Self.isTenantGUID(tenantID) else {
             throw AuthError(
@@ -86,29 +159,33 @@ public struct EntraConfiguration: Sendable {
             }
         }
         self.tenantID = tenantID.lowercased()
-        self.mode = mode
+        self.idTokens = idTokens
+        self.accessTokens = accessTokens
         self.authorityHost = authorityHost.lowercased()
         self.jwksURL = jwksURL ?? "https://\(self.authorityHost)/\(self.tenantID)/discovery/v2.0/keys"
     }
 
     public static let defaultAuthorityHost = "login.microsoftonline.com"
 
-    /// `iss` values accepted (contract/auth.md §4): the v2 issuer; access tokens also the v1 `sts` issuer.
+    /// The v2 issuer `https://{host}/{tenant}/v2.0` (ID tokens, v2 access tokens).
+    public var v2Issuer: String { "https://\(authorityHost)/\(tenantID)/v2.0" }
+
+    /// The v1 issuer `https://sts.windows.net/{tenant}/` (v1 access tokens), `nil` for a cloud without one.
+    public var v1Issuer: String? { Self.v1IssuerHosts[authorityHost].map { "https://\($0)/\(tenantID)/" } }
+
+    /// `iss` values accepted (contract/auth.md §4): the v2 issuer; with access tokens also the v1 `sts` issuer.
     public var allowedIssuers: [String] {
-        let v2 = "https://\(authorityHost)/\(tenantID)/v2.0"
-        guard case .accessToken = mode, let stsHost = Self.v1IssuerHosts[authorityHost] else { return [v2] }
-        return [v2, "https://\(stsHost)/\(tenantID)/"]
+        guard accessTokens != nil, let v1Issuer else { return [v2Issuer] }
+        return [v2Issuer, v1Issuer]
     }
 
-    /// `aud` values accepted (contract/auth.md §4), de-duplicated, order kept.
+    /// `aud` values accepted (contract/auth.md §4): the ID-token audiences, then the API's;
+    /// de-duplicated, order kept. Which kind a token is follows from the one it names.
     public var allowedAudiences: [String] {
         var out = [String]()
-        let candidates: [String]
-        switch mode {
-        case .idToken(let audiences): candidates = audiences
-        case .accessToken(let clientID, _, let extra): candidates = [clientID, "api://\(clientID)"] + extra
+        for audience in (idTokens?.audiences ?? []) + (accessTokens?.audiences ?? []) where !out.contains(audience) {
+            out.append(audience)
         }
-        for audience in candidates where !out.contains(audience) { out.append(audience) }
         return out
     }
 

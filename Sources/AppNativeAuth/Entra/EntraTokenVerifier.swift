@@ -93,6 +93,12 @@ public final class EntraTokenVerifier: Sendable {
         }
     }
 
+    /// The kind of a token this verifier has verified and still holds in its cache (`token verify`
+    /// explains it); `nil` otherwise.
+    public func verifiedKind(of token: String) -> EntraTokenKind? {
+        tokenCache.entry(for: CredentialKey(token))?.kind
+    }
+
     /// Verifies `token`, waiting for a key reload when its `kid` is unknown and a reload is allowed.
     ///
     /// - Throws: `AuthError`; `.keysUnavailable` maps to 503, `.scope` to 403, everything else to 401.
@@ -114,8 +120,9 @@ public final class EntraTokenVerifier: Sendable {
     private func complete(_ unverified: UnverifiedJWT, key: RSAPublicKey, cacheKey: CredentialKey) -> ImmediateVerification {
         do {
             let claims = try unverified.verify(with: .rsa(key), policy: policy, now: time.wallSeconds)
-            let identity = try identity(from: claims)
-            tokenCache.insert(.init(identity: identity, keyID: unverified.keyID ?? ""), for: cacheKey)
+            let kind = try EntraTokenKind.classify(claims, configuration: configuration)
+            let identity = try identity(from: claims, kind: kind)
+            tokenCache.insert(.init(identity: identity, keyID: unverified.keyID ?? "", kind: kind), for: cacheKey)
             return .verified(identity)
         } catch {
             return .failed(error)
@@ -123,42 +130,44 @@ public final class EntraTokenVerifier: Sendable {
     }
 
     /// contract/auth.md §3 steps 14–17 and §5.
-    private func identity(from claims: JWTClaims) throws(AuthError) -> VerifiedIdentity {
-        // Step 14 runs before 15–17: a token without the scope gets 403 even if oid/email are missing.
-        switch configuration.mode {
-        case .idToken:
-            if claims["scp"] != nil { throw AuthError(.accessToken, "ID-token mode received an access token (scp claim)") }
-        case .accessToken(_, let requiredScope, _):
-            guard let scopes = claims.nonBlankString("scp") else {
-                throw AuthError(.noScopeClaim, "access token has no scp claim")
-            }
-            let granted = scopes.split(whereSeparator: { $0.isWhitespace })
-            guard granted.contains(where: { $0 == requiredScope }) else {
-                throw AuthError(.scope, "access token lacks the required scope")
-            }
-        }
+    /// `kind` is step 14 (the kind and its rules, `EntraTokenKind.classify`), which runs before
+    /// 15–17: a token without the scope gets 403 even if oid/email are missing.
+    private func identity(from claims: JWTClaims, kind: EntraTokenKind) throws(AuthError) -> VerifiedIdentity {
         // Step 15.
         guard let tenant = claims.nonBlankString("tid"), tenant.lowercased() == configuration.tenantID else {
             throw AuthError(.tenant, "tid is not the configured tenant")
         }
-        // Step 16: numbers don't count.
+        // Step 16: numbers don't count. An application's oid is its service principal's.
         guard let objectID = claims.nonBlankString("oid") else { throw AuthError(.missingOID, "oid claim missing or blank") }
-        // Step 17.
-        guard let email = ["email", "preferred_username", "upn"].lazy.compactMap(claims.nonBlankString).first else {
-            throw AuthError(.missingEmail, "no email, preferred_username or upn claim")
+        let roles = claims.stringList("roles") ?? []
+        let groups = claims.stringList("groups") ?? []
+        let user: UserIdentity
+        switch kind {
+        case .appOnlyAccessToken(_, let clientID):
+            // App-only tokens carry no email: step 17 is a user's.
+            user = .application(
+                servicePrincipalID: objectID, clientID: clientID, tenantID: configuration.tenantID, roles: roles, groups: groups,
+                hasGroupsOverage: claims.hasGroupsOverage)
+        case .idToken, .delegatedAccessToken:
+            // Step 17.
+            guard let email = ["email", "preferred_username", "upn"].lazy.compactMap(claims.nonBlankString).first else {
+                throw AuthError(.missingEmail, "no email, preferred_username or upn claim")
+            }
+            user = UserIdentity(
+                objectID: objectID,
+                email: email,
+                tenantID: configuration.tenantID,
+                name: claims.nonBlankString("name"),
+                upn: claims.nonBlankString("upn"),
+                roles: roles,
+                groups: groups,
+                clientID: kind.clientID,
+                hasGroupsOverage: claims.hasGroupsOverage
+            )
         }
         guard case .seconds(let expiresAt) = claims.numericDate("exp") else {
             throw AuthError(.invalid, "claim exp is not a number")
         }
-        let user = UserIdentity(
-            objectID: objectID,
-            email: email,
-            tenantID: configuration.tenantID,
-            name: claims.nonBlankString("name"),
-            upn: claims.nonBlankString("upn"),
-            roles: claims.stringList("roles") ?? [],
-            groups: claims.stringList("groups") ?? []
-        )
         return VerifiedIdentity(user: user, method: .token, expiresAt: expiresAt)
     }
 }

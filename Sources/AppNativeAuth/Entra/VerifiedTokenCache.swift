@@ -11,6 +11,7 @@ public final class VerifiedTokenCache: Sendable {
     struct Entry: Sendable {
         var identity: VerifiedIdentity
         var keyID: String
+        var kind: EntraTokenKind
     }
 
     private let storage: Locked<LRUStorage<CredentialKey, Entry>>

@@ -3,7 +3,8 @@ public import AppNativeCrypto
 import AppNativeJSON
 
 /// Signs the identity assertion passed to upstreams: a short-lived ES256 JWT (issuer, audience,
-/// subject = oid, email, name, tenant, upn, auth method, iat, exp) that any JOSE library verifies
+/// subject = oid, email (users only), name, tenant, upn, roles, `idtyp` (`user`/`app`), `azp`
+/// (the client application), auth method, iat, exp) that any JOSE library verifies
 /// with the keys the gateway publishes at its JWKS path.
 ///
 /// Keys rotate: every configured key is published, the first one signs. ECDSA signing costs
@@ -84,11 +85,13 @@ public final class IdentityAssertionSigner: Sendable {
         claims["iss"] = .string(issuer)
         claims["aud"] = .string(audience)
         claims["sub"] = .string(user.objectID)
-        claims["email"] = .string(user.email)
+        if let email = user.email { claims["email"] = .string(email) }
         if let name = user.name { claims["name"] = .string(name) }
         claims["tid"] = .string(user.tenantID)
         if let upn = user.upn { claims["upn"] = .string(upn) }
         if !user.roles.isEmpty { claims["roles"] = .array(user.roles.map(JSONValue.string)) }
+        claims["idtyp"] = .string(user.callerType.rawValue)
+        if let clientID = user.clientID { claims["azp"] = .string(clientID) }
         claims["amr"] = .string(identity.method.rawValue)
         claims["iat"] = .number(JSONNumber(issuedAt))
         claims["exp"] = .number(JSONNumber(expiresAt))

@@ -21,6 +21,10 @@ public struct AuthRejection: Sendable, Equatable {
                           detail: "Sign-in is temporarily unavailable", reason: error.code.description)
         case .scope:
             AuthRejection(status: 403, headers: [], detail: "Missing scope", reason: error.code.description)
+        case .appOnly, .appNotAllowed:
+            // A genuine token of an application this gateway does not admit: 403 (a new token
+            // would not help), never the 401 that makes a client sign in again.
+            AuthRejection(status: 403, headers: [], detail: "Application not allowed", reason: error.code.description)
         default:
             AuthRejection(status: 401, headers: [.init(name: "WWW-Authenticate", value: "Bearer error=\"invalid_token\"")],
                           detail: "Invalid token", reason: error.code.description)
@@ -48,8 +52,9 @@ public struct AuthRejection: Sendable, Equatable {
 
 /// The outcome of credential resolution for one request.
 public enum AuthenticationOutcome: Sendable {
-    /// Verified. `refreshesCookie` is true for a bearer token (a fresh session cookie goes on the
-    /// response), false for the cookie path (cookie-only requests are never renewed).
+    /// Verified. `refreshesCookie` is true for a user's bearer token (a fresh session cookie goes on
+    /// the response), false for the cookie path (cookie-only requests are never renewed) and for an
+    /// application's app-only token (never exchanged for a session).
     case authenticated(VerifiedIdentity, refreshesCookie: Bool)
     /// The token's key is being fetched: finish with `authenticate(token:)`.
     case mustWait(token: String)
@@ -139,7 +144,7 @@ public final class RequestAuthenticator: Sendable {
         _ verification: EntraTokenVerifier.ImmediateVerification, token: () -> String
     ) -> AuthenticationOutcome {
         switch verification {
-        case .verified(let identity): return .authenticated(identity, refreshesCookie: cookies != nil)
+        case .verified(let identity): return .authenticated(identity, refreshesCookie: issuesCookie(to: identity))
         case .failed(let error): return .rejected(.invalidToken(error))
         case .mustWait: return .mustWait(token: token())
         }
@@ -150,10 +155,17 @@ public final class RequestAuthenticator: Sendable {
         return Self.outcome(cookies.verdict(fromCookieHeaders: cookieHeaders))
     }
 
+    /// Whether a token's identity gets a session cookie: sessions are configured and the caller is
+    /// a user (an application's token is never exchanged for a session).
+    public func issuesCookie(to identity: VerifiedIdentity) -> Bool {
+        cookies != nil && identity.user.callerType == .user
+    }
+
     /// Finishes a `.mustWait` resolution.
     public func authenticate(token: String) async -> AuthenticationOutcome {
         do {
-            return .authenticated(try await verifier.verify(token), refreshesCookie: cookies != nil)
+            let identity = try await verifier.verify(token)
+            return .authenticated(identity, refreshesCookie: issuesCookie(to: identity))
         } catch {
             return .rejected(.invalidToken(error))
         }

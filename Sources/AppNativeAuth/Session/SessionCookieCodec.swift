@@ -53,13 +53,16 @@ public final class SessionCookieCodec: Sendable {
         var claims = JSONObject()
         claims["aud"] = .array([.string(Self.audience), .string(settings.audience)])
         claims["sub"] = .string(user.objectID)
-        claims["email"] = .string(user.email)
+        // A user always has an email; an application never gets a cookie (without `email` it
+        // would not verify anyway).
+        if let email = user.email { claims["email"] = .string(email) }
         claims["tid"] = .string(user.tenantID)
         claims["iat"] = .number(JSONNumber(issuedAt))
         claims["exp"] = .number(JSONNumber(issuedAt + settings.maxAge.components.seconds))
         if let name = user.name, !name.isEmpty { claims["name"] = .string(name) }
         if let upn = user.upn, !upn.isEmpty { claims["upn"] = .string(upn) }
         if !user.roles.isEmpty { claims["roles"] = .array(user.roles.map(JSONValue.string)) }
+        Self.addCallerClaims(of: user, to: &claims)
         do {
             return try JWTSigner.sign(claims, with: .hmac(settings.keys[0]))
         } catch {
@@ -206,7 +209,7 @@ public final class SessionCookieCodec: Sendable {
         guard case .seconds(let expiresAt) = claims.numericDate("exp") else {
             throw AuthError(.invalid, "session cookie exp is not a number")
         }
-        let user = UserIdentity(
+        var user = UserIdentity(
             objectID: subject,
             email: email,
             tenantID: tenant.lowercased(),
@@ -214,6 +217,7 @@ public final class SessionCookieCodec: Sendable {
             upn: claims.nonBlankString("upn"),
             roles: claims.stringList("roles") ?? []
         )
+        Self.readCallerClaims(claims, into: &user)
         return VerifiedIdentity(user: user, method: .cookie, expiresAt: expiresAt)
     }
 }

@@ -3,7 +3,7 @@ import AppNativeJSON
 import Foundation
 
 /// The optional access-policy file (`ACCESS_POLICY_FILE`): rules by path prefix and method that
-/// require app roles (`roles` claim) or groups. The first matching rule wins; no match means
+/// require app roles (`roles` claim, a user's or an application's) or groups (`groups` claim). The first matching rule wins; no match means
 /// "authenticated" (any verified user).
 ///
 /// ```json
@@ -75,13 +75,42 @@ public struct AccessPolicy: Sendable {
         return AccessPolicy(rules: rules)
     }
 
-    /// Whether `user` may send `method` to `path`. A rule's path matches on segment boundaries
-    /// (`/admin` and `/admin/` cover `/admin` and `/admin/x`, not `/administration`).
-    public func allows(_ user: UserIdentity, method: String, path: String) -> Bool {
-        guard let rule = rules.first(where: { $0.prefix.matches(path) && ($0.methods.isEmpty || $0.methods.contains(method)) }) else {
-            return true
-        }
+    /// What the policy says about a request.
+    public enum Decision: Sendable, Equatable {
+        case allow
+        case deny
+        /// The matching rule grants by group, the caller holds none of its roles, and the
+        /// credential did not carry all the caller's groups (`UserIdentity.hasGroupsOverage`):
+        /// only a `GroupsSource` can decide (`allows(_:groups:method:path:)`).
+        case needsGroups
+    }
+
+    /// The decision for `user` sending `method` to `path`, from the roles and groups its
+    /// credential carried. A rule's path matches on segment boundaries (`/admin` and `/admin/`
+    /// cover `/admin` and `/admin/x`, not `/administration`). App roles of an application's
+    /// app-only token count like a user's roles.
+    public func decision(for user: UserIdentity, method: String, path: String) -> Decision {
+        guard let rule = rule(for: method, path: path) else { return .allow }
+        if rule.roles.isEmpty && rule.groups.isEmpty { return .allow }
+        if rule.roles.contains(where: user.roles.contains) || rule.groups.contains(where: user.groups.contains) { return .allow }
+        return !rule.groups.isEmpty && user.hasGroupsOverage ? .needsGroups : .deny
+    }
+
+    /// Whether `user` may send `method` to `path`, with `groups` as the caller's whole group list
+    /// (from a `GroupsSource`, for a `needsGroups` decision).
+    public func allows(_ user: UserIdentity, groups: [String], method: String, path: String) -> Bool {
+        guard let rule = rule(for: method, path: path) else { return true }
         if rule.roles.isEmpty && rule.groups.isEmpty { return true }
-        return rule.roles.contains(where: user.roles.contains) || rule.groups.contains(where: user.groups.contains)
+        return rule.roles.contains(where: user.roles.contains) || rule.groups.contains(where: groups.contains)
+    }
+
+    /// Whether `user` may send `method` to `path` on what its credential carried (a groups
+    /// overage cannot grant a `groups` rule here).
+    public func allows(_ user: UserIdentity, method: String, path: String) -> Bool {
+        decision(for: user, method: method, path: path) == .allow
+    }
+
+    private func rule(for method: String, path: String) -> Rule? {
+        rules.first(where: { $0.prefix.matches(path) && ($0.methods.isEmpty || $0.methods.contains(method)) })
     }
 }

@@ -54,9 +54,11 @@ public struct GatewayConfiguration: Sendable {
         Setting("UPSTREAM_MAX_IDLE", default: "64", section: "Limits", "Idle upstream connections kept per event loop."),
         Setting("ACCESS_LOG", default: "true", section: "Operations", "One JSON line per request on standard output."),
         Setting("ENTRA_TENANT_ID", section: "Entra ID", "Required. Tenant GUID (`common`, `organizations`, `consumers`, domains refused)."),
-        Setting("ENTRA_AUDIENCE", section: "Entra ID", "ID-token mode: the iOS app's client id(s), comma-separated."),
-        Setting("ENTRA_API_CLIENT_ID", section: "Entra ID", "Access-token mode: the API's client id (scope `access_as_user`). Set this or ENTRA_AUDIENCE."),
-        Setting("ENTRA_ALLOWED_AUDIENCES", section: "Entra ID", "Access-token mode: extra accepted `aud` values."),
+        Setting("ENTRA_AUDIENCE", section: "Entra ID", "Accept ID tokens: the iOS app's client id(s), comma-separated (v2 issuer)."),
+        Setting("ENTRA_API_CLIENT_ID", section: "Entra ID", "Accept access tokens for the API: its client id (`aud` `{id}` v2, `api://{id}` v1). Set this, ENTRA_AUDIENCE or both (both kinds accepted, each by its own rules)."),
+        Setting("ENTRA_ALLOWED_AUDIENCES", section: "Entra ID", "Access tokens: extra accepted `aud` values (a custom App ID URI)."),
+        Setting("ENTRA_REQUIRED_SCOPES", default: "access_as_user", section: "Entra ID", "Access tokens: a user's (delegated) token needs at least one of these scopes in `scp`, comma-separated; none: 403 `scope`. Needs ENTRA_API_CLIENT_ID."),
+        Setting("ENTRA_APP_CLIENTS", section: "Entra ID", "Access tokens: client application ids allowed to call with app-only (client-credentials) tokens, comma-separated. Unset: app-only tokens get 403 `app_only`; another client 403 `app_not_allowed`. Needs ENTRA_API_CLIENT_ID."),
         Setting("ENTRA_AUTHORITY_HOST", default: "login.microsoftonline.com", section: "Entra ID", "Sovereign clouds: `login.microsoftonline.us`, `login.partner.microsoftonline.cn`."),
         Setting("ENTRA_JWKS_URL", default: "https://{host}/{tenant}/discovery/v2.0/keys", section: "Entra ID", "Key-set URL (https; http only for loopback)."),
         Setting("TOKEN_CACHE_SIZE", default: "10000", section: "Entra ID", "Verified tokens kept (LRU, keyed by the token itself; by its SHA-256 above 4 KiB)."),
@@ -332,8 +334,7 @@ public struct IdentityConfiguration: Sendable {
     static func variable(in message: String, default fallback: String) -> String {
         if message.contains("not configured") { return "ENTRA_TENANT_ID" }
         if message.contains(ClockSkewLeeway.variable) { return ClockSkewLeeway.variable }
-        if message.contains("set one, not both") { return "ENTRA_AUDIENCE" }
-        let names = ["ENTRA_API_CLIENT_ID", "ENTRA_AUDIENCE", "ENTRA_ALLOWED_AUDIENCES", "ENTRA_AUTHORITY_HOST", "ENTRA_JWKS_URL",
+        let names = ["ENTRA_REQUIRED_SCOPES", "ENTRA_APP_CLIENTS", "ENTRA_API_CLIENT_ID", "ENTRA_AUDIENCE", "ENTRA_ALLOWED_AUDIENCES", "ENTRA_AUTHORITY_HOST", "ENTRA_JWKS_URL",
                      "ENTRA_TENANT_ID", "SESSION_SECRET_PREVIOUS", "SESSION_SECRET", "SESSION_COOKIE_NAME", "SESSION_MAX_AGE",
                      "SESSION_SECURE", "SESSION_SAME_SITE", "SESSION_AUDIENCE", "SESSION_ACCEPT_REFERENCE_COOKIES"]
         if let named = names.first(where: { message.contains($0) }) { return named }

@@ -206,11 +206,14 @@ enum OpenAPIDocument {
         ],
         "Ok": ["type": "object", "required": ["ok"], "properties": ["ok": ["type": "boolean", "enum": [true]]]],
         "Identity": [
-            "type": "object", "required": ["oid", "email", "tenant_id", "auth_method", "expires_at"],
+            "type": "object", "required": ["oid", "tenant_id", "caller_type", "auth_method", "expires_at"],
             "properties": [
-                "oid": string, "email": string, "tenant_id": string, "name": string, "upn": string,
+                "oid": string, "email": ["type": "string", "description": "Every user has one; an application (caller_type app) has none."],
+                "tenant_id": string, "name": string, "upn": string,
+                "caller_type": ["type": "string", "enum": ["user", "app"]],
                 "auth_method": ["type": "string", "enum": ["token", "cookie"]], "expires_at": ["type": "integer"],
-                "roles": ["type": "array", "items": string],
+                "roles": ["type": "array", "items": string], "client_id": string, "groups": ["type": "array", "items": string],
+                "groups_overage": ["type": "boolean", "enum": [true]],
             ],
         ],
         "JWKS": ["type": "object", "required": ["keys"], "properties": ["keys": ["type": "array", "items": ["type": "object"]]]],

@@ -23,6 +23,9 @@ struct DecisionPath: Sendable, Equatable {
         rule(path) && (routed == path || rule(routed))
     }
 
+    /// Every reading: `path`, and `routed` when it differs.
+    var readings: [String] { routed == path ? [path] : [path, routed] }
+
     /// `path` with each segment cut at its first `;` (RFC 3986 §3.3 path parameters).
     static func removingParameters(_ path: String) -> String {
         guard path.utf8.contains(UInt8(ascii: ";")) else { return path }

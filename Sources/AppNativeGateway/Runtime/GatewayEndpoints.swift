@@ -62,13 +62,19 @@ struct GatewayEndpoints {
             exchange.respondJSONError(status: 404, detail: "Sessions are not configured")
             return
         }
+        // An application's token is never exchanged for a session: sessions are for browsers.
+        guard identity.user.callerType == .user else {
+            exchange.logFields["auth.reason"] = "app_session"
+            exchange.respondJSONError(status: 403, detail: "Application tokens get no session")
+            return
+        }
         exchange.respond(status: 204, headers: [
             "Set-Cookie": cookies.setCookieHeader(for: identity.user), "Cache-Control": "no-store",
         ])
     }
 
     func answerMe(_ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {
-        if refreshesCookie, let cookies = settings.authenticator.cookies {
+        if refreshesCookie, identity.user.callerType == .user, let cookies = settings.authenticator.cookies {
             exchange.extraResponseHeaders.add(name: "Set-Cookie", value: cookies.setCookieHeader(for: identity.user))
         }
         exchange.respond(
@@ -107,29 +113,41 @@ struct GatewayEndpoints {
     static let allIdentityHeaders: [IdentityHeaders.Profile: [String]] = Dictionary(
         uniqueKeysWithValues: IdentityHeaders.Profile.allCases.map { profile in
             let every = IdentityHeaders.headers(
-                profile: profile, objectID: "", email: "", name: "", upn: "", tenantID: "", method: "", roles: [""], assertion: "")
+                profile: profile, objectID: "", email: "", name: "", upn: "", tenantID: "", method: "", roles: [""], groups: [""],
+                callerType: "", clientID: "", assertion: "")
             return (profile, every.map(\.name))
         })
 
     /// Identity headers a profile sends only when the identity has the value.
     static let optionalIdentityHeaders: [IdentityHeaders.Profile: [String]] = [
-        .gateway: ["X-AppNative-User-Name", "X-AppNative-User-UPN", "X-AppNative-User-Roles"],
-        .oauth2Proxy: ["X-Forwarded-Groups"],
+        .gateway: [
+            "X-AppNative-User-Email", "X-AppNative-User-Name", "X-AppNative-User-UPN", "X-AppNative-User-Roles",
+            "X-AppNative-User-Groups", "X-AppNative-Client-Id",
+        ],
+        .oauth2Proxy: [
+            "X-Forwarded-Email", "X-Forwarded-Preferred-Username", "X-Forwarded-Groups", "X-AppNative-User-Roles",
+            "X-AppNative-Client-Id",
+        ],
     ]
 
     /// `GET me`'s document, written by AppNativeJSON like every JSON answer.
     static func meDocument(_ identity: VerifiedIdentity) -> String {
         let user = identity.user
-        var fields: [(String, JSONValue)] = [
-            ("oid", .string(user.objectID)),
-            ("email", .string(user.email)),
+        var fields: [(String, JSONValue)] = [("oid", .string(user.objectID))]
+        // An application has no email.
+        if let email = user.email { fields.append(("email", .string(email))) }
+        fields += [
             ("tenant_id", .string(user.tenantID)),
+            ("caller_type", .string(user.callerType.rawValue)),
             ("auth_method", .string(identity.method.rawValue)),
             ("expires_at", .number(JSONNumber(Int64(max(-9.0e15, min(identity.expiresAt, 9.0e15)))))),
         ]
         if let name = user.name { fields.append(("name", .string(name))) }
         if let upn = user.upn { fields.append(("upn", .string(upn))) }
         if !user.roles.isEmpty { fields.append(("roles", .array(user.roles.map { .string($0) }))) }
+        if let clientID = user.clientID { fields.append(("client_id", .string(clientID))) }
+        if !user.groups.isEmpty { fields.append(("groups", .array(user.groups.map { .string($0) }))) }
+        if user.hasGroupsOverage { fields.append(("groups_overage", .bool(true))) }
         return JSONSerializer.string(.object(JSONObject(fields)))
     }
 }

@@ -182,10 +182,9 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (contract/auth.md §7).
     private func authorize(_ exchange: HTTPExchange, _ admitted: Admitted) {
         let identity = admitted.identity
-        if let policy = settings.accessPolicy,
-            !admitted.path.everyReading({ policy.allows(identity.user, method: admitted.request.method, path: $0) })
-        {
-            metrics.outcome("rejected", reason: "policy")
+        if let policy = settings.accessPolicy, let refusal = policyRefusal(policy, admitted) {
+            metrics.outcome("rejected", reason: refusal)
+            exchange.logFields["auth.reason"] = refusal
             reject(exchange, .notAllowed)
             return
         }
@@ -202,6 +201,32 @@ final class GatewayHandler: HTTPExchangeHandler {
         hookCalls.wait(exchange, with: admitted, for: { await hook.decide(for: objectID, identityHeaders: fields) }) {
             [weak self] exchange, admitted, decision in
             self?.apply(decision, exchange, admitted)
+        }
+    }
+
+    /// The access policy on every reading of the path: `nil` when it allows, else the reason
+    /// logged (`policy`, or the groups source's reason, `groups_overage`, when a `groups` rule
+    /// met a caller whose credential did not carry all its groups and the source cannot tell).
+    private func policyRefusal(_ policy: AccessPolicy, _ admitted: Admitted) -> String? {
+        let user = admitted.identity.user
+        let method = admitted.request.method
+        var needsGroups = false
+        for path in admitted.path.readings {
+            switch policy.decision(for: user, method: method, path: path) {
+            case .allow: continue
+            case .deny: return "policy"
+            case .needsGroups: needsGroups = true
+            }
+        }
+        guard needsGroups else { return nil }
+        switch settings.groupsSource.groups(of: user) {
+        case .known(let groups):
+            return admitted.path.readings.allSatisfy { policy.allows(user, groups: groups, method: method, path: $0) } ? nil : "policy"
+        case .unknown(let reason):
+            logger.warning(
+                "a groups rule met a groups overage: the credential does not carry all the caller's groups, refused",
+                ["auth.reason": reason, "user.oid": user.objectID, "auth.method": admitted.identity.method.rawValue])
+            return reason
         }
     }
 
@@ -288,6 +313,7 @@ final class GatewayHandler: HTTPExchangeHandler {
             metrics.authenticated(by: identity.method)
             exchange.logFields["user.oid"] = identity.user.objectID
             exchange.logFields["auth.method"] = identity.method.rawValue
+            if identity.user.callerType == .app { exchange.logFields["auth.caller"] = "app" }
             authenticated(exchange, admission, identity, refreshesCookie: refreshesCookie)
         case .rejected(let rejection):
             metrics.outcome("rejected", reason: rejection.reason)

@@ -21,6 +21,8 @@ public struct IdentitySettings: Sendable {
     public var credentialExpiryGrace: Duration
     public var accessPolicy: AccessPolicy?
     public var authorizationHook: AuthorizationHook?
+    /// Where a caller's groups come from when a `groups` rule meets a groups overage.
+    public var groupsSource: any GroupsSource = CredentialGroupsSource()
 }
 
 /// Counters of the identity layer, by outcome; labels are reason codes, never request data.

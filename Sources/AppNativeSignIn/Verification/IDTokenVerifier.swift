@@ -101,7 +101,8 @@ public final class IDTokenVerifier: Sendable {
         guard case .seconds(let expiresAt) = claims.numericDate("exp") else { throw .tokenInvalid(check: "invalid") }
         let user = UserIdentity(
             objectID: objectID, email: email, tenantID: tenantID, name: claims.nonBlankString("name"),
-            upn: claims.nonBlankString("upn"), roles: claims.stringList("roles") ?? [], groups: claims.stringList("groups") ?? [])
+            upn: claims.nonBlankString("upn"), roles: claims.stringList("roles") ?? [], groups: claims.stringList("groups") ?? [],
+            clientID: clientID, hasGroupsOverage: claims.hasGroupsOverage)
         return VerifiedIdentity(user: user, method: .token, expiresAt: expiresAt)
     }
 }

@@ -1,0 +1,32 @@
+public import AppNativeAuth
+
+/// Where a caller's groups come from when an access-policy `groups` rule must decide and the
+/// credential did not carry them all (Entra's groups overage: the token names a source instead
+/// of more than about 200 ids; a session cookie carries at most `SessionCookieCodec.groupsBudget`).
+///
+/// The gateway asks a source only for such a caller; a caller whose credential carried its
+/// groups is decided from them. A source that asks a directory (Microsoft Graph's
+/// `getMemberGroups`) replaces `CredentialGroupsSource`.
+public protocol GroupsSource: Sendable {
+    /// The caller's groups, as far as this source can tell without waiting.
+    func groups(of user: UserIdentity) -> GroupsLookup
+}
+
+/// The answer of a `GroupsSource`.
+public enum GroupsLookup: Sendable, Equatable {
+    /// The caller's whole group list.
+    case known([String])
+    /// The source cannot tell; `reason` is the code logged (`groups_overage`). A `groups` rule
+    /// then refuses (403): a rule that grants by group never grants on a guess.
+    case unknown(reason: String)
+}
+
+/// The groups the credential carried, and nothing else: a caller with a groups overage is
+/// `unknown` (`groups_overage`).
+public struct CredentialGroupsSource: GroupsSource {
+    public init() {}
+
+    public func groups(of user: UserIdentity) -> GroupsLookup {
+        user.hasGroupsOverage ? .unknown(reason: "groups_overage") : .known(user.groups)
+    }
+}
