@@ -53,7 +53,13 @@ public struct AccessPolicy: Sendable {
         } catch {
             throw Invalid(description: "\(path) is not valid JSON (\(error.code))")
         }
-        guard let entries = root["rules"]?.arrayValue else { throw Invalid(description: "\(path) needs a \"rules\" array") }
+        return try parse(root, source: path)
+    }
+
+    /// The policy in a parsed document (`{"rules": […]}`): an `ACCESS_POLICY_FILE`, or a route's
+    /// `policy` in `ROUTES_FILE`. `source` names it in the problems.
+    static func parse(_ root: JSONValue, source: String) throws(Invalid) -> AccessPolicy {
+        guard let entries = root["rules"]?.arrayValue else { throw Invalid(description: "\(source) needs a \"rules\" array") }
         var rules = [Rule]()
         for (index, entry) in entries.enumerated() {
             guard let object = entry.objectValue, let prefix = object["path"]?.stringValue, prefix.hasPrefix("/") else {

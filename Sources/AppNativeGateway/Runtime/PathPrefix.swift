@@ -15,6 +15,20 @@ struct PathPrefix: Sendable, Equatable, CustomStringConvertible {
         self.base = String(base)
     }
 
+    /// The prefix as compared: without its trailing `/` (`/` for the root).
+    var normalized: String { base.isEmpty ? "/" : base }
+
+    /// How many bytes the prefix matches (its trailing `/` not counted): longer prefixes are
+    /// more specific.
+    var length: Int { base.utf8.count }
+
+    /// `path` below this prefix, starting with `/` (empty when `path` is the prefix itself);
+    /// `nil` when the prefix does not match.
+    func remainder(of path: String) -> String? {
+        guard matches(path) else { return nil }
+        return String(path.utf8.dropFirst(base.utf8.count)) ?? ""
+    }
+
     /// Whether `path` (a checked path: it starts with `/`) is this prefix or lies below it.
     func matches(_ path: String) -> Bool {
         let base = base.utf8
