@@ -147,7 +147,21 @@ struct GraphGroupsOverageTests {
         let fixture = try await Self.start()
         defer { fixture.stop() }
         let first = Self.user(20), second = Self.user(21)
-        try await fixture.control(#"{"groups": {"\#(first)": ["g-team"], "\#(second)": ["g-team"]}}"#)
+        let starters = (22..<26).map(Self.user)
+        try await fixture.control(
+            #"{"groups": {"\#(first)": ["g-team"], "\#(second)": ["g-team"], \#(starters.map { "\"\($0)\": [\"g-team\"]" }.joined(separator: ", "))}, "token_delay": 1.0}"#)
+        // Several users at once before any application token exists: one token request for all.
+        let port = fixture.port
+        let tokens = try starters.map(Self.overageToken)
+        let firstStatuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for token in tokens {
+                group.addTask { try await EntraTokenKindsTests.get(port, "/echo/team", token: token).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(firstStatuses == Array(repeating: 200, count: starters.count))
+        #expect(try await fixture.tokenCalls() == 1)
+
         let token = try Self.overageToken(first)
         for _ in 0..<5 {
             #expect(try await Self.get(fixture, "/echo/team", token: token).status == 200)
@@ -157,7 +171,6 @@ struct GraphGroupsOverageTests {
         // Graph answers slowly: eight requests arrive while the first lookup is in flight.
         try await fixture.control(#"{"delay": 1.0}"#)
         let concurrent = try Self.overageToken(second)
-        let port = fixture.port
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 {
                 group.addTask { try await EntraTokenKindsTests.get(port, "/echo/team", token: concurrent).status }
@@ -169,8 +182,8 @@ struct GraphGroupsOverageTests {
         #expect(try await fixture.tokenCalls() == 1)
 
         let metrics = try await blocking { try RawHTTPClient.get(port: fixture.proxy.gateway.adminPort, "/metrics").bodyText }
-        #expect(metrics.contains("graph_requests") || metrics.contains("graph.requests"), "\(metrics.prefix(400))")
-        #expect(metrics.contains("graph_cache_hits") || metrics.contains("graph.cache.hits"))
+        #expect(metrics.contains("appnative_graph_requests{"), "\(metrics.prefix(400))")
+        #expect(metrics.contains("appnative_graph_cache_hits") && metrics.contains("appnative_graph_token_requests{"))
     }
 
     @Test("Graph down: 503 with Retry-After under the groups rule, other paths unaffected, and in at once when Graph is back")

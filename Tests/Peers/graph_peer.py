@@ -20,7 +20,7 @@ Routes:
   POST /oauth2/v2.0/token                   client credentials
   POST /v1.0/users/{oid}/getMemberGroups    the user's groups
   POST /control                             JSON: {"graph": MODE, "token": MODE, "groups": {oid: [ids]},
-                                            "retry_after": N, "delay": S}; only the members given change
+                                            "retry_after": N, "delay": S, "token_delay": S}; only the members given change
   GET  /stats                               {"token": n, "graph": n, "graph_by_oid": {oid: n}, "last_scope": "..."}
 
 Graph modes: ok, down (503, no Retry-After), denied (403 Authorization_RequestDenied), throttle
@@ -43,6 +43,7 @@ state = {
     "groups": {},
     "retry_after": 2,
     "delay": 0.0,
+    "token_delay": 0.0,
 }
 stats = {"token": 0, "graph": 0, "graph_by_oid": {}, "last_scope": None, "last_body": None}
 issued = set()
@@ -93,7 +94,7 @@ def make_handler(port: int, client_id: str, client_secret: str):
             if path == "/control":
                 change = json.loads(body or b"{}")
                 with lock:
-                    for key in ("graph", "token", "retry_after", "delay"):
+                    for key in ("graph", "token", "retry_after", "delay", "token_delay"):
                         if key in change:
                             state[key] = change[key]
                     for oid, groups in change.get("groups", {}).items():
@@ -111,7 +112,9 @@ def make_handler(port: int, client_id: str, client_secret: str):
             with lock:
                 stats["token"] += 1
                 stats["last_scope"] = form.get("scope")
-                mode = state["token"]
+                mode, delay = state["token"], state["token_delay"]
+            if delay:
+                time.sleep(float(delay))
             error = None
             if mode == "down":
                 self.send(500, {"error": "temporarily_unavailable", "error_description": "AADSTS90033: A transient error has occurred.", "error_codes": [90033]})

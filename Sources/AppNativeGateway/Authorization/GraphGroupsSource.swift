@@ -22,6 +22,8 @@ public final class GraphGroupsSource: GroupsSource {
     private let state: Locked<State>
     /// The token endpoint's client, once the discovery document named it.
     private let tokenClient = Locked<TokenEndpointClient?>(nil)
+    /// The application token request in flight: lookups of several users share it.
+    private let tokenFlight = Locked<Task<Secret<String>?, Never>?>(nil)
     private let metrics: GraphMetrics
 
     public init(
@@ -125,10 +127,23 @@ public final class GraphGroupsSource: GroupsSource {
         }
     }
 
-    /// The application token: the kept one, or a new one from the token endpoint (found in the
-    /// discovery document first, once). `nil` after logging why not.
+    /// The application token: the kept one, or the one being requested, or a new request (one
+    /// at a time). `nil` after logging why not.
     private func applicationToken() async -> Secret<String>? {
         if let token = state.withLock({ $0.applicationToken(now: time.wallSeconds) }) { return token }
+        let flight = tokenFlight.withLock { flight in
+            if let flight { return flight }
+            let started = Task { await self.requestApplicationToken() }
+            flight = started
+            return started
+        }
+        let token = await flight.value
+        tokenFlight.withLock { if $0 == flight { $0 = nil } }
+        return token
+    }
+
+    /// A new application token from the token endpoint (found in the discovery document first, once).
+    private func requestApplicationToken() async -> Secret<String>? {
         guard let endpoint = await tokenEndpointClient() else { return nil }
         let started = time.monotonic
         do {
