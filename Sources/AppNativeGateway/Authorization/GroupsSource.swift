@@ -5,8 +5,8 @@ public import AppNativeAuth
 /// of more than about 200 ids; a session cookie carries at most `SessionCookieCodec.groupsBudget`).
 ///
 /// The gateway asks a source only for such a caller; a caller whose credential carried its
-/// groups is decided from them. A source that asks a directory (Microsoft Graph's
-/// `getMemberGroups`) replaces `CredentialGroupsSource`.
+/// groups is decided from them. `GraphGroupsSource` (`GROUPS_FROM_GRAPH`), which asks Microsoft
+/// Graph's `getMemberGroups`, replaces `CredentialGroupsSource`.
 public protocol GroupsSource: Sendable {
     /// The caller's groups, as far as this source can tell without waiting (`mustFetch` when it
     /// has to ask its directory: the handler then calls `fetchGroups(of:)` off the loop).

@@ -7,7 +7,9 @@ public import AppNativeCore
 /// the executor (`GraphGroupsSource`) performs what it decides, outside any lock.
 ///
 /// Memory is bounded: at most `capacity` users and `maxCachedGroups` group ids in all; the entries
-/// that expire first make room (with one TTL for all, the oldest). A failure is never cached.
+/// that expire first make room (with one TTL for all, the oldest). `ExpiringTable` bounds entries
+/// only; here the total of ids is bounded too, since one user may bring 11,000 of them. A failure
+/// is never cached.
 public struct GroupsDirectoryState<Waiter: Sendable>: Sendable {
     /// A user of a tenant.
     public struct UserKey: Hashable, Sendable {
