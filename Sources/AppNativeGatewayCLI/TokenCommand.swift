@@ -1,6 +1,7 @@
 import AppNativeAuth
 import AppNativeCore
 import AppNativeDevPeers
+import AppNativeGateway
 import AppNativeJSON
 import Foundation
 
@@ -72,7 +73,8 @@ enum TokenCommand {
             verdict["status"] = .number(JSONNumber(200))
             verdict["user"] = CommandOutput.json(identity.user)
             verdict["expires_at"] = CommandOutput.seconds(identity.expiresAt)
-            verdict["explanation"] = .string(explanation(identity.user, kind: verifier.verifiedKind(of: token)))
+            verdict["explanation"] = .string(
+                explanation(identity.user, kind: verifier.verifiedKind(of: token), groupsFromGraph: groupsFromGraph(environment)))
             if let kind = verifier.verifiedKind(of: token) { verdict["kind"] = .string(kind.name) }
             CommandOutput.printJSON(verdict)
             return .success
@@ -88,7 +90,7 @@ enum TokenCommand {
     }
 
     /// What an accepted token means at the gateway, in words.
-    static func explanation(_ user: UserIdentity, kind: EntraTokenKind?) -> String {
+    static func explanation(_ user: UserIdentity, kind: EntraTokenKind?, groupsFromGraph: Bool = false) -> String {
         var parts = [String]()
         switch kind {
         case .idToken(let clientID)?: parts.append("an ID token of the app \(clientID)")
@@ -100,12 +102,22 @@ enum TokenCommand {
                 + "it is the service principal \(user.objectID), gets no session cookie, and policy roles rules see its app roles")
         case nil: parts.append("accepted")
         }
-        if user.hasGroupsOverage {
-            parts.append("groups overage: the token does not carry the groups (_claim_names or hasgroups), so an ACCESS_POLICY_FILE groups rule refuses it (403, groups_overage)")
+        if user.hasGroupsOverage, groupsFromGraph {
+            parts.append("groups overage: the token does not carry the groups (_claim_names or hasgroups); GROUPS_FROM_GRAPH is on, so under an ACCESS_POLICY_FILE groups rule the gateway asks Microsoft Graph (getMemberGroups for \(user.objectID), cached GROUPS_CACHE_SECONDS): in when Graph lists the group, 403 policy when not, 503 with Retry-After while Graph cannot answer")
+        } else if user.hasGroupsOverage {
+            parts.append("groups overage: the token does not carry the groups (_claim_names or hasgroups), so an ACCESS_POLICY_FILE groups rule refuses it (403, groups_overage); GROUPS_FROM_GRAPH=true would ask Microsoft Graph instead")
+        } else if user.groups.count > SessionCookieCodec.groupsBudget, groupsFromGraph {
+            parts.append("\(user.groups.count) groups: its session cookie marks them as elsewhere (more than \(SessionCookieCodec.groupsBudget)); GROUPS_FROM_GRAPH is on, so a groups rule decides the cookie through Microsoft Graph and the token from its claim")
         } else if user.groups.count > SessionCookieCodec.groupsBudget {
-            parts.append("\(user.groups.count) groups: its session cookie marks them as elsewhere (more than \(SessionCookieCodec.groupsBudget)), so a groups rule refuses the cookie (403, groups_overage) but not the token")
+            parts.append("\(user.groups.count) groups: its session cookie marks them as elsewhere (more than \(SessionCookieCodec.groupsBudget)), so a groups rule refuses the cookie (403, groups_overage) but not the token; GROUPS_FROM_GRAPH=true would ask Microsoft Graph instead")
         }
         return parts.joined(separator: "; ")
+    }
+
+    /// Whether `GROUPS_FROM_GRAPH` is on in `environment` (as `serve` reads it).
+    static func groupsFromGraph(_ environment: [String: String]) -> Bool {
+        var reader = EnvironmentReader(environment)
+        return reader.boolean("GROUPS_FROM_GRAPH", default: false)
     }
 
     /// What a refusal means, for the codes whose cause lies in the configuration or the registration.

@@ -100,7 +100,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("APNS_USE_SANDBOX", default: "true", section: "Push", "Sandbox only when the value lower-cased is `true` (the default); `false`, `1`, `yes` all mean production."),
         Setting("APNS_BASE_URL", section: "Push", "Tests only: replaces the Apple host; `http://` is cleartext HTTP/2 (prior knowledge) and loopback only."),
         Setting("APNS_CA_FILE", section: "Push", "Tests only: PEM CA bundle trusted for an `https` APNS_BASE_URL."),
-    ] + BrowserSignInConfiguration.settings
+    ] + BrowserSignInConfiguration.settings + GraphGroupsConfiguration.settings
 
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
         var reader = EnvironmentReader(environment)
@@ -225,6 +225,8 @@ public struct IdentityConfiguration: Sendable {
     public var authorizeDenyTTL: Duration
     /// The browser sign-in, `nil` when `BROWSER_SIGN_IN` is off.
     public var browserSignIn: BrowserSignInConfiguration?
+    /// Groups overage through Microsoft Graph, `nil` when `GROUPS_FROM_GRAPH` is off.
+    public var graphGroups: GraphGroupsConfiguration? = nil
 
     /// Reads the identity settings; problems go to `reader`. `nil` only when problems were reported.
     static func read(_ reader: inout EnvironmentReader) -> IdentityConfiguration? {
@@ -323,7 +325,8 @@ public struct IdentityConfiguration: Sendable {
             authorizeURL: authorizeURL,
             authorizeAllowTTL: allowTTL,
             authorizeDenyTTL: denyTTL,
-            browserSignIn: BrowserSignInConfiguration.read(&reader, entra: entra)
+            browserSignIn: BrowserSignInConfiguration.read(&reader, entra: entra),
+            graphGroups: GraphGroupsConfiguration.read(&reader, entra: entra)
         )
         return entra == nil ? nil : configuration
     }

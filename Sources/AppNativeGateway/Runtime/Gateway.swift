@@ -48,7 +48,7 @@ public final class Gateway: Sendable {
             logger.warning("ASSERTION_KEYS is not set: signing identity assertions with an ephemeral key (replicas will not agree)")
             assertionKeys = [try P256SigningKey.generate()]
         }
-        let settings = IdentitySettings(
+        var settings = IdentitySettings(
             authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
             assertions: IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience),
             profile: identity.profile,
@@ -63,6 +63,9 @@ public final class Gateway: Sendable {
                                   logger: logger)
             }
         )
+        if let graph = identity.graphGroups {
+            settings.groupsSource = GraphGroupsSource(configuration: graph, metrics: metrics, logger: logger)
+        }
         var signIn: BrowserSignIn?
         if let signInConfiguration = identity.browserSignIn {
             signIn = try BrowserSignIn(

@@ -30,6 +30,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// Exchanges waiting for a key reload, and for the authorization hook (loop-owned).
     private let keyReloads: OffLoopWait<Admission>
     private let hookCalls: OffLoopWait<Admitted>
+    private let groupLookups: OffLoopWait<Admitted>
 
     /// Where a request goes once authenticated, decided by `serve` before its credentials are
     /// looked at and carried through authentication (and authorization). The steps are methods
@@ -86,6 +87,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         self.crossSite = crossSite
         keyReloads = OffLoopWait(loop: loop)
         hookCalls = OffLoopWait(loop: loop)
+        groupLookups = OffLoopWait(loop: loop)
         self.native = native
         routes = GatewayRoutes(
             authPathPrefix: settings.authPathPrefix, publicPathPrefixes: settings.publicPathPrefixes.map(PathPrefix.init),
@@ -181,13 +183,57 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// The access policy, then the authorization hook (cached per object id, else asked off the
     /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (contract/auth.md §7).
     private func authorize(_ exchange: HTTPExchange, _ admitted: Admitted) {
-        let identity = admitted.identity
-        if let policy = settings.accessPolicy, let refusal = policyRefusal(policy, admitted) {
-            metrics.outcome("rejected", reason: refusal)
-            exchange.logFields["auth.reason"] = refusal
-            reject(exchange, .notAllowed)
+        guard let policy = settings.accessPolicy else {
+            authorizeByHook(exchange, admitted)
             return
         }
+        switch policyVerdict(policy, admitted) {
+        case .lookUpGroups:
+            // Only the directory (Graph) can tell: asked off the loop, the exchange parked.
+            let source = settings.groupsSource
+            let user = admitted.identity.user
+            groupLookups.wait(exchange, with: admitted, for: { await source.fetchGroups(of: user) }) {
+                [weak self] exchange, admitted, lookup in
+                guard let self else { return }
+                self.finishPolicy(self.groupsVerdict(policy, admitted, lookup), exchange)
+            }
+        case let verdict:
+            finishPolicy(verdict, exchange)
+        }
+    }
+
+    /// What the access policy decided.
+    private enum PolicyVerdict {
+        /// Allowed; `admitted` carries the groups a directory supplied, for the identity headers.
+        case allowed(Admitted)
+        /// Refused (403); the reason logged: `policy`, or `groups_overage`.
+        case refused(reason: String)
+        /// A `groups` rule met a caller whose groups the directory cannot tell now: 503.
+        case unavailable(reason: String, retryAfterSeconds: Int)
+        /// Only the directory can tell.
+        case lookUpGroups
+    }
+
+    private func finishPolicy(_ verdict: PolicyVerdict, _ exchange: HTTPExchange) {
+        switch verdict {
+        case .allowed(let admitted):
+            authorizeByHook(exchange, admitted)
+        case .refused(let reason):
+            metrics.outcome("rejected", reason: reason)
+            exchange.logFields["auth.reason"] = reason
+            reject(exchange, .notAllowed)
+        case .unavailable(let reason, let seconds):
+            metrics.outcome("rejected", reason: reason)
+            exchange.logFields["auth.reason"] = reason
+            exchange.respondJSONError(
+                status: 503, detail: "Group membership is temporarily unavailable", headers: ["Retry-After": "\(max(1, seconds))"])
+        case .lookUpGroups:
+            preconditionFailure("a groups lookup is resolved before its verdict is finished")
+        }
+    }
+
+    private func authorizeByHook(_ exchange: HTTPExchange, _ admitted: Admitted) {
+        let identity = admitted.identity
         guard let hook = settings.authorizationHook else {
             authorized(exchange, admitted, hookHeaders: HTTPHeaders())
             return
@@ -204,29 +250,54 @@ final class GatewayHandler: HTTPExchangeHandler {
         }
     }
 
-    /// The access policy on every reading of the path: `nil` when it allows, else the reason
-    /// logged (`policy`, or the groups source's reason, `groups_overage`, when a `groups` rule
-    /// met a caller whose credential did not carry all its groups and the source cannot tell).
-    private func policyRefusal(_ policy: AccessPolicy, _ admitted: Admitted) -> String? {
+    /// The access policy on every reading of the path: allowed, or the reason refused (`policy`,
+    /// or the groups source's reason, `groups_overage`, when a `groups` rule met a caller whose
+    /// credential did not carry all its groups and the source cannot tell), or the directory's
+    /// answer still to come.
+    private func policyVerdict(_ policy: AccessPolicy, _ admitted: Admitted) -> PolicyVerdict {
         let user = admitted.identity.user
         let method = admitted.request.method
         var needsGroups = false
         for path in admitted.path.readings {
             switch policy.decision(for: user, method: method, path: path) {
             case .allow: continue
-            case .deny: return "policy"
+            case .deny: return .refused(reason: "policy")
             case .needsGroups: needsGroups = true
             }
         }
-        guard needsGroups else { return nil }
-        switch settings.groupsSource.groups(of: user) {
+        guard needsGroups else { return .allowed(admitted) }
+        return groupsVerdict(policy, admitted, settings.groupsSource.groups(of: user))
+    }
+
+    private func groupsVerdict(_ policy: AccessPolicy, _ admitted: Admitted, _ lookup: GroupsLookup) -> PolicyVerdict {
+        let user = admitted.identity.user
+        let method = admitted.request.method
+        switch lookup {
         case .known(let groups):
-            return admitted.path.readings.allSatisfy { policy.allows(user, groups: groups, method: method, path: $0) } ? nil : "policy"
+            guard admitted.path.readings.allSatisfy({ policy.allows(user, groups: groups, method: method, path: $0) }) else {
+                return .refused(reason: "policy")
+            }
+            guard user.hasGroupsOverage else { return .allowed(admitted) }
+            // The directory's groups go to the upstream; the overage mark stays, so a cookie
+            // issued now carries `hasgroups`, never a snapshot of the list.
+            var identity = admitted.identity
+            identity.user.groups = groups
+            return .allowed(
+                Admitted(
+                    request: admitted.request, path: admitted.path, destination: admitted.destination, identity: identity,
+                    refreshesCookie: admitted.refreshesCookie))
         case .unknown(let reason):
             logger.warning(
                 "a groups rule met a groups overage: the credential does not carry all the caller's groups, refused",
                 ["auth.reason": reason, "user.oid": user.objectID, "auth.method": admitted.identity.method.rawValue])
-            return reason
+            return .refused(reason: reason)
+        case .unavailable(let reason, let seconds):
+            logger.warning(
+                "a groups rule met a groups overage and Microsoft Graph cannot answer now: 503",
+                ["auth.reason": reason, "user.oid": user.objectID, "auth.method": admitted.identity.method.rawValue])
+            return .unavailable(reason: reason, retryAfterSeconds: seconds)
+        case .mustFetch:
+            return .lookUpGroups
         }
     }
 

@@ -43,12 +43,12 @@ public struct BrowserSignInConfiguration: Sendable {
     /// The settings `config` lists (appended to the gateway's table).
     public static let settings: [Setting] = [
         Setting("BROWSER_SIGN_IN", default: "false", section: "Browser sign-in", "Sign browser navigations in with the OpenID provider (authorization code flow with PKCE); off: every unauthenticated request gets today's 401."),
-        Setting("ENTRA_CLIENT_ID", section: "Browser sign-in", "The web app registration that signs browsers in; the ID token's `aud`. Required when BROWSER_SIGN_IN=true."),
+        Setting("ENTRA_CLIENT_ID", section: "Browser sign-in", "The web app registration that signs browsers in (the ID token's `aud`) and calls Microsoft Graph. Required when BROWSER_SIGN_IN=true or GROUPS_FROM_GRAPH=true."),
         Setting("ENTRA_CLIENT_SECRET", section: "Browser sign-in", secret: true, "Client secret. One credential is required: this, a certificate, or AZURE_FEDERATED_TOKEN_FILE."),
         Setting("ENTRA_CLIENT_CERTIFICATE_FILE", section: "Browser sign-in", "PEM certificate registered with the app (with ENTRA_CLIENT_KEY_FILE): `private_key_jwt` client assertions (RFC 7523)."),
         Setting("ENTRA_CLIENT_KEY_FILE", section: "Browser sign-in", "PEM RSA private key of ENTRA_CLIENT_CERTIFICATE_FILE."),
         Setting("AZURE_FEDERATED_TOKEN_FILE", section: "Browser sign-in", "Workload identity federation: the projected token file, read on each redemption and sent as the client assertion."),
-        Setting("OIDC_DISCOVERY_URL", default: "https://{ENTRA_AUTHORITY_HOST}/{tenant}/v2.0/.well-known/openid-configuration", section: "Browser sign-in", "Discovery document of the sign-in provider (https; http only for loopback). Its endpoints, `issuer` and `jwks_uri` serve the browser sign-in only."),
+        Setting("OIDC_DISCOVERY_URL", default: "https://{ENTRA_AUTHORITY_HOST}/{tenant}/v2.0/.well-known/openid-configuration", section: "Browser sign-in", "Discovery document of the sign-in provider (https; http only for loopback). Its endpoints, `issuer` and `jwks_uri` serve the browser sign-in only; its `token_endpoint` also issues the application token of GROUPS_FROM_GRAPH."),
         Setting("PUBLIC_URL", section: "Browser sign-in", "`https://host[:port]` browsers use; the redirect URI is `{PUBLIC_URL}{AUTH_PATH_PREFIX}callback`. Unset: from Host and the trusted forwarding fields."),
         Setting("SIGN_IN_SCOPES", default: "openid profile email", section: "Browser sign-in", "Scopes requested at sign-in (space-separated; `openid` is required)."),
         Setting("SIGN_OUT", default: "local", section: "Browser sign-in", "`local`: logout shows the signed-out page; `entra`: it also ends the provider's session (end-session endpoint)."),

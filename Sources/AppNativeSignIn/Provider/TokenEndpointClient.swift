@@ -11,12 +11,12 @@ public struct TokenEndpointClient: AuthorizationCodeRedeeming {
 
     public let tokenEndpoint: String
     public let clientID: String
-    private let credential: ClientCredential
-    private let scope: String?
-    private let client: any HTTPFetching
-    private let caFile: String?
-    private let timeout: Duration
-    private let timeSource: any TimeSource
+    let credential: ClientCredential
+    let scope: String?
+    let client: any HTTPFetching
+    let caFile: String?
+    let timeout: Duration
+    let timeSource: any TimeSource
 
     /// - Parameters:
     ///   - tokenEndpoint: the discovery document's `token_endpoint`.
@@ -80,19 +80,23 @@ public struct TokenEndpointClient: AuthorizationCodeRedeeming {
             ("client_id", clientID),
         ]
         if let scope { pairs.append(("scope", scope)) }
+        pairs += try clientAuthentication()
+        return FormURLEncoding.serialize(pairs)
+    }
+
+    /// The client authentication parameters of a request to the token endpoint: `client_secret`
+    /// (RFC 6749 §2.3.1) or a client assertion (RFC 7521 §4.2, RFC 7523 §2.2).
+    func clientAuthentication() throws(SignInProviderError) -> [(name: String, value: String)] {
         switch credential {
         case .secret(let secret):
-            pairs.append(("client_secret", secret.revealed))
+            return [("client_secret", secret.revealed)]
         case .certificate(let certificate):
             let assertion = try ClientAssertion.signed(
                 with: certificate, clientID: clientID, tokenEndpoint: tokenEndpoint, now: timeSource.wallSeconds)
-            pairs.append(("client_assertion_type", ClientAssertion.assertionType))
-            pairs.append(("client_assertion", assertion.revealed))
+            return [("client_assertion_type", ClientAssertion.assertionType), ("client_assertion", assertion.revealed)]
         case .federatedTokenFile(let path):
             let assertion = try ClientAssertion.federatedToken(at: path)
-            pairs.append(("client_assertion_type", ClientAssertion.assertionType))
-            pairs.append(("client_assertion", assertion.revealed))
+            return [("client_assertion_type", ClientAssertion.assertionType), ("client_assertion", assertion.revealed)]
         }
-        return FormURLEncoding.serialize(pairs)
     }
 }
