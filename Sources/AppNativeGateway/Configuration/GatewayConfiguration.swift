@@ -32,6 +32,9 @@ public struct GatewayConfiguration: Sendable {
         Setting("UPSTREAM_URL", section: "Upstream", "Required. `http(s)://host[:port][/prefix]` of the backend (the prefix percent-encoded, no `?` or `#`); https is verified (TLS 1.2+)."),
         Setting("TLS_CERT_FILE", section: "Listeners", "PEM certificate chain: terminate TLS (1.2+) on LISTEN. Reloaded on SIGHUP."),
         Setting("TLS_KEY_FILE", section: "Listeners", "PEM private key matching TLS_CERT_FILE. Reloaded on SIGHUP."),
+        Setting("UPSTREAM_DNS_REFRESH", default: "30", section: "Upstream", "Seconds between lookups of the upstream URLs' host names (off the event loops); new connections go to the current addresses, pooled ones to dropped addresses are retired once idle. A name that does not resolve yet is retried every second (`/readyz` not ready, requests 502)."),
+        Setting("UPSTREAM_EJECT_SECONDS", default: "10", section: "Upstream", "Seconds an upstream address whose connect was refused or timed out is skipped (the request moves to the next address); when every address is ejected, the least recently ejected is still tried."),
+        Setting("UPSTREAM_HOST_HEADER", default: "client", section: "Upstream", "`Host` sent upstream: `client` (the client's) or `upstream` (the URL's `host[:port]`, for backends addressed by their own name such as Azure App Service); `X-Forwarded-Host` keeps the client's either way."),
         Setting("UPSTREAM_CA_FILE", section: "Upstream", "PEM CA bundle to verify an https upstream (default: the system store)."),
         Setting("TRUSTED_PROXIES", section: "Upstream", "CIDR list of proxies whose `X-Forwarded-*`/`Forwarded` are extended; from others they are replaced."),
         Setting("UPSTREAM_CONNECT_TIMEOUT", default: "5", section: "Timeouts", "Seconds to establish an upstream connection (502 after)."),
@@ -124,6 +127,17 @@ public struct GatewayConfiguration: Sendable {
         upstream.responseTimeout = reader.duration("UPSTREAM_RESPONSE_TIMEOUT", default: .seconds(60))
         upstream.idleTimeout = reader.duration("UPSTREAM_IDLE_TIMEOUT", default: .seconds(60))
         upstream.maxIdleConnectionsPerLoop = reader.integer("UPSTREAM_MAX_IDLE", default: 64, in: 0...10_000)
+        upstream.resolve(
+            every: .seconds(reader.integer("UPSTREAM_DNS_REFRESH", default: 30, in: 1...86_400)),
+            ejectingFor: .seconds(reader.integer("UPSTREAM_EJECT_SECONDS", default: 10, in: 1...3_600))
+        )
+        if let mode = reader.string("UPSTREAM_HOST_HEADER") {
+            if let parsed = UpstreamHostHeader(rawValue: mode.lowercased()) {
+                upstream.hostHeaderMode = parsed
+            } else {
+                reader.report("UPSTREAM_HOST_HEADER", "must be client or upstream, got \(mode.debugDescription)")
+            }
+        }
 
         var trusted = TrustedProxies.none
         if let list = reader.string("TRUSTED_PROXIES") {
