@@ -23,8 +23,8 @@ public final class UpstreamPool {
     /// connections to addresses no longer listed are retired.
     private var checkedGeneration: UInt64
     /// Checks the generation now and then, so idle connections to a dropped address are retired
-    /// even when no request comes.
-    private lazy var retirementCheck = loop.makeTimer { [unowned self] in self.periodicRetirementCheck() }
+    /// even when no request comes (weak: it fires once a second, and must not keep a pool alive).
+    private lazy var retirementCheck = loop.makeTimer { [weak self] in self?.periodicRetirementCheck() }
     private static let retirementCheckInterval: Duration = .seconds(1)
 
     struct PoolMetrics: Sendable {

@@ -245,6 +245,55 @@ struct UpstreamResolutionTests {
         #expect(metrics.contains(#"appnative_upstream_ejections{address="127.0.0.3:\#(fixture.backendPort)""#), "\(metrics)")
     }
 
+    @Test("a native route's own URL (NATIVE_UPSTREAM_<ROUTE>_URL) whose name resolves only later: 502 naming the host, then served")
+    func nativeRouteURL() async throws {
+        let fixture = try await Fixture(listing: [])
+        defer { fixture.stop() }
+        try await fixture.startGateway([
+            "UPSTREAM_URL": "http://\(Self.first):\(fixture.backendPort)", "PUBLIC_PATHS": "",
+            "NATIVE_UPSTREAM_LOCATIONS_URL": "http://\(Self.name):\(fixture.backendPort)/hooks/v2/locations",
+        ])
+        let port = fixture.gateway.port
+        let token = try NativeRoutesFixture.token()
+        let send: @Sendable () throws -> RawHTTPClient.Response = {
+            try RawHTTPClient.request(
+                port: port, method: "POST", "/api/locations",
+                headers: ["Authorization": "Bearer " + token, "Content-Type": "application/json"],
+                body: Array(#"{"device_id":"d1","latitude":1,"longitude":2}"#.utf8))
+        }
+        let refused = try await blocking(send)
+        #expect(refused.status == 502)
+        #expect(await eventually { fixture.gateway.logs.contains("upstream host \(Self.name) does not resolve") })
+        #expect(!fixture.gateway.logs.contains(token))
+
+        try fixture.writeHosts([Self.second])
+        var status = refused.status
+        let served = try await eventually(timeout: .seconds(60), pollingEvery: .milliseconds(100)) {
+            status = try await blocking(send).status
+            return status == 200
+        }
+        #expect(served, "status \(status): \(fixture.gateway.logs.suffix(1500))")
+        // The route's events went to the address its name now resolves to.
+        #expect(try await fixture.openConnections(at: Self.second) >= 1)
+    }
+
+    @Test("`config check`: a name that does not resolve yet is accepted; the new settings out of range are refused, each named")
+    func configCheck() async throws {
+        let base = ProxyFixture.publicEnvironment(["UPSTREAM_URL": "http://not-resolving-yet.invalid:8000"])
+        let accepted = try await CommandLineTests.run(["config", "check"], environment: base.merging([
+            "UPSTREAM_DNS_REFRESH": "5", "UPSTREAM_EJECT_SECONDS": "3", "UPSTREAM_HOST_HEADER": "upstream",
+        ]) { $1 })
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        let refused = try await CommandLineTests.run(["config", "check"], environment: base.merging([
+            "UPSTREAM_DNS_REFRESH": "0", "UPSTREAM_EJECT_SECONDS": "soon", "UPSTREAM_HOST_HEADER": "backend",
+        ]) { $1 })
+        #expect(refused.status == 2)
+        for variable in ["UPSTREAM_DNS_REFRESH", "UPSTREAM_EJECT_SECONDS", "UPSTREAM_HOST_HEADER"] {
+            #expect(refused.stderr.contains("configuration: \(variable): "), "\(variable): \(refused.stderr)")
+        }
+        #expect(refused.stderr.contains("must be client or upstream"))
+    }
+
     @Test("UPSTREAM_HOST_HEADER: the client's Host by default, the URL's host[:port] with upstream; X-Forwarded-Host the client's either way")
     func hostHeader() async throws {
         let fixture = try await Fixture(listing: [Self.first])
