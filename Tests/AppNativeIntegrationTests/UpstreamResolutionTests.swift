@@ -44,8 +44,9 @@ struct UpstreamResolutionTests {
 
         /// Rewrites the hosts file in place (truncate and write: the inode the namespace's bind
         /// mount points at stays the same).
-        func writeHosts(_ addresses: [String]) throws {
+        func writeHosts(_ addresses: [String], extraLines: [String] = []) throws {
             let text = "127.0.0.1 localhost\n" + addresses.map { "\($0) \(UpstreamResolutionTests.name)\n" }.joined()
+                + extraLines.map { $0 + "\n" }.joined()
             guard let file = fopen(hostsFile, "w") else { throw ChildProcess.Failure(description: "cannot open \(hostsFile)") }
             fputs(text, file)
             fclose(file)
@@ -275,6 +276,47 @@ struct UpstreamResolutionTests {
         #expect(served, "status \(status): \(fixture.gateway.logs.suffix(1500))")
         // The route's events went to the address its name now resolves to.
         #expect(try await fixture.openConnections(at: Self.second) >= 1)
+    }
+
+    @Test("an https upstream by name: the certificate is verified for the URL's host, whatever address it resolves to")
+    func tlsVerifiesTheName() async throws {
+        let fixture = try await Fixture(listing: [Self.first])
+        defer { fixture.stop() }
+        // A certificate for backend.test only (not for 127.0.0.2), from the test CA.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backend-tls-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let root = ProxyFixture.root
+        let script = """
+            set -e
+            cd "$0"
+            openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout key.pem -subj /CN=\(Self.name) -out request.pem 2>/dev/null
+            printf 'subjectAltName=DNS:\(Self.name)\\n' > extensions.cnf
+            openssl x509 -req -in request.pem -CA "$1/keys/test/ca.pem" -CAkey "$1/keys/test/ca-key.pem" -CAcreateserial \\
+              -CAserial serial.srl -days 2 -extfile extensions.cnf -out certificate.pem 2>/dev/null
+            """
+        let made = try await ProcessRunner.run("/bin/sh", ["-c", script, directory, root], environment: ["PATH": "/usr/bin:/bin"])
+        try #require(made.status == 0, "\(made.stderr)")
+        // A TLS front on 127.0.0.2 (the gateway itself, terminating TLS) before the backend there.
+        let front = try await GatewayProcess.start(environment: ProxyFixture.publicEnvironment([
+            "LISTEN": "\(Self.first):0", "UPSTREAM_URL": "http://\(Self.first):\(fixture.backendPort)",
+            "TLS_CERT_FILE": directory + "/certificate.pem", "TLS_KEY_FILE": directory + "/key.pem",
+        ]))
+        defer { front.stop() }
+        try fixture.writeHosts([Self.first], extraLines: ["\(Self.first) other.test"])
+        try await fixture.startGateway([
+            "UPSTREAM_URL": "https://\(Self.name):\(front.port)", "UPSTREAM_CA_FILE": root + "/keys/test/ca.pem",
+        ])
+        let answer = try await fixture.servedBy()
+        #expect(answer.status == 200, "\(fixture.gateway.logs.suffix(1500))")
+        #expect(answer.servedBy == Self.first)
+        fixture.gateway.stop()
+
+        // The same address under a name the certificate does not carry is refused.
+        try await fixture.startGateway([
+            "UPSTREAM_URL": "https://other.test:\(front.port)", "UPSTREAM_CA_FILE": root + "/keys/test/ca.pem",
+        ])
+        #expect(try await fixture.servedBy().status == 502)
     }
 
     @Test("`config check`: a name that does not resolve yet is accepted; the new settings out of range are refused, each named")
