@@ -376,6 +376,9 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
             // in turn. The answer is still awaited, now from the new connection.
             handler.count(.retried)
             response = .awaitingHead
+            // Another address when there is one not tried yet (the backend at this one may be
+            // going away); the same one when it is the only one.
+            if failedAddresses.count + 1 < pool.addresses.addressCount { failedAddresses.append(connection.address) }
             connectAndSend(fresh: true)
         case .connectFailed(let code) where retryOnNextAddress(after: connection, reason: code == ETIMEDOUT ? "timeout" : "refused"):
             break

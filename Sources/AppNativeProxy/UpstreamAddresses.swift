@@ -108,7 +108,8 @@ public final class UpstreamAddresses: Sendable {
     }
 
     /// Looks the host up once now, on the calling thread (start-up), and attaches metrics and
-    /// logging; then, for a name, starts the resolver thread. Returns whether there is an address.
+    /// logging; then starts the resolver thread (for an IP literal it only brings the gauges up
+    /// to date as ejections end). Returns whether there is an address.
     @discardableResult
     public func start(metrics: MetricsRegistry, logger: Logger) -> Bool {
         guard !isStarted.exchange(true, ordering: .acquiringAndReleasing) else { return isResolved }
@@ -125,19 +126,19 @@ public final class UpstreamAddresses: Sendable {
                 registry: metrics
             )
         }
-        guard target.literal == nil else {
+        if target.literal == nil {
+            refresh(wasFailing: false)
+        } else {
             publish(addressSet.withLock { $0.counts(at: Self.now) })
-            return true
         }
-        refresh(wasFailing: false)
         let thread = Thread { [self] in self.run() }
         thread.name = "upstream-dns"
         thread.start()
         return isResolved
     }
 
-    /// The resolver thread: a lookup every refresh interval (every second while the name has
-    /// never resolved), and the gauges brought up to date every second (ejections expire).
+    /// The resolver thread: for a name, a lookup every refresh interval (every second while it
+    /// has never resolved); the gauges brought up to date every second (ejections end).
     private func run() {
         var lastLookup = Self.now
         var isFailing = !isResolved
@@ -145,7 +146,7 @@ public final class UpstreamAddresses: Sendable {
         while true {
             Thread.sleep(forTimeInterval: 1)
             let now = Self.now
-            if !isResolved || now - lastLookup >= interval {
+            if target.literal == nil && (!isResolved || now - lastLookup >= interval) {
                 lastLookup = now
                 isFailing = refresh(wasFailing: isFailing)
             } else {
