@@ -65,7 +65,10 @@ public final class UpstreamAddresses: Sendable {
 
     /// The address the next new connection dials, `nil` while the name has never resolved.
     public func nextAddress(at now: UInt64 = UpstreamAddresses.now) -> SocketAddress? {
-        addressSet.withLock { $0.nextAddress(at: now) }
+        let (address, counts) = addressSet.withLock { addressSet in (addressSet.nextAddress(at: now), addressSet.counts(at: now)) }
+        // The gauges follow ejections as they end (for an IP literal nothing else updates them).
+        publish(counts)
+        return address
     }
 
     /// How many addresses a failed connect may move on to.
@@ -108,8 +111,7 @@ public final class UpstreamAddresses: Sendable {
     }
 
     /// Looks the host up once now, on the calling thread (start-up), and attaches metrics and
-    /// logging; then starts the resolver thread (for an IP literal it only brings the gauges up
-    /// to date as ejections end). Returns whether there is an address.
+    /// logging; then, for a name, starts the resolver thread. Returns whether there is an address.
     @discardableResult
     public func start(metrics: MetricsRegistry, logger: Logger) -> Bool {
         guard !isStarted.exchange(true, ordering: .acquiringAndReleasing) else { return isResolved }
@@ -126,19 +128,19 @@ public final class UpstreamAddresses: Sendable {
                 registry: metrics
             )
         }
-        if target.literal == nil {
-            refresh(wasFailing: false)
-        } else {
+        guard target.literal == nil else {
             publish(addressSet.withLock { $0.counts(at: Self.now) })
+            return true
         }
+        refresh(wasFailing: false)
         let thread = Thread { [self] in self.run() }
         thread.name = "upstream-dns"
         thread.start()
         return isResolved
     }
 
-    /// The resolver thread: for a name, a lookup every refresh interval (every second while it
-    /// has never resolved); the gauges brought up to date every second (ejections end).
+    /// The resolver thread: a lookup every refresh interval (every second while the name has
+    /// never resolved), and the gauges brought up to date every second (ejections expire).
     private func run() {
         var lastLookup = Self.now
         var isFailing = !isResolved
@@ -146,7 +148,7 @@ public final class UpstreamAddresses: Sendable {
         while true {
             Thread.sleep(forTimeInterval: 1)
             let now = Self.now
-            if target.literal == nil && (!isResolved || now - lastLookup >= interval) {
+            if !isResolved || now - lastLookup >= interval {
                 lastLookup = now
                 isFailing = refresh(wasFailing: isFailing)
             } else {
