@@ -156,6 +156,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AppNativeGatewayCLITests", dependencies: ["AppNativeGatewayCLI"]),
+        .testTarget(name: "AppNativeProxyTests", dependencies: ["AppNativeProxy", "AppNativeServer", "AppNativeCore"]),
         .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeJSON", "AppNativeProxy"]),
         .testTarget(
             name: "AppNativeSignInTests",

@@ -38,7 +38,7 @@ enum ServeCommand {
         // The one line that says the gateway serves, naming its addresses (tests wait for it).
         // Written with write(2): stdio buffering must not hold it back when stdout is a pipe.
         let push = gateway.pushAddress.map { " push=\($0)" } ?? ""
-        var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress)\(push) upstream=\(configuration.upstream.address)\n"
+        var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress)\(push) upstream=\(configuration.upstream.target)\n"
         line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         while true {
             let signal = ProcessSignals.wait()

@@ -1,6 +1,7 @@
 import AppNativeCore
 import AppNativeHTTP
 import AppNativeServer
+import Glibc
 
 /// Relays one client exchange to the upstream and the response back, streaming both ways with
 /// backpressure. Loop-owned.
@@ -23,6 +24,8 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
     /// What the deadline armed on the upstream connection's timer guards.
     private var deadlinePhase = Phase.connect
     private var attempts = 0
+    /// Addresses this exchange's connects failed on (refused or timed out), not dialled again.
+    private var failedAddresses: [SocketAddress] = []
     private var tunnel: Tunnel?
     /// The upstream end of the tunnel, for the client side's events (held weakly: it may close
     /// first).
@@ -96,20 +99,21 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
         clientGone()
     }
 
-    private func connectAndSend() {
+    /// Sends the request on a pooled connection, or a new one (always new when `fresh`: a retry
+    /// after a connection closed before answering).
+    private func connectAndSend(fresh: Bool = false) {
         attempts += 1
         let connection: UpstreamConnection
-        if let idle = pool.takeIdle() {
+        if !fresh, let idle = pool.takeIdle() {
             connection = idle
             connection.begin(method: upstreamHead.method, delegate: self)
             upstream = connection
             sendHead()
         } else {
             do {
-                connection = try pool.connect()
+                connection = try pool.connect(excluding: failedAddresses)
             } catch {
-                handler.count(.connectFailed)
-                respondError(502, "Upstream unavailable")
+                connectFailed(error)
                 return
             }
             connection.begin(method: upstreamHead.method, delegate: self)
@@ -118,6 +122,40 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
             // The head is queued now and flushed once the connection is established.
             sendHead()
         }
+    }
+
+    /// No connection could be started: answered 502, the log line naming the host when it does
+    /// not resolve (the request's own fields stay out of it).
+    private func connectFailed(_ error: UpstreamPool.ConnectError) {
+        handler.count(.connectFailed)
+        switch error {
+        case .unresolved:
+            respondError(502, "Upstream unavailable", logDetail: "upstream host \(pool.addresses.target.host) does not resolve (no address to connect to)")
+        case .system(let failure):
+            respondError(502, "Upstream unavailable", logDetail: "upstream connect failed: \(failure)")
+        }
+    }
+
+    /// A connect to `connection`'s address was refused or timed out before any byte of the
+    /// request left: the address is ejected, and the request (its queued bytes moved over) goes
+    /// to the next address unless every listed one failed already. Returns whether it did.
+    private func retryOnNextAddress(after connection: UpstreamConnection, reason: String) -> Bool {
+        pool.addresses.eject(connection.address, reason: reason, at: exchange.loop.nowNanoseconds)
+        failedAddresses.append(connection.address)
+        guard failedAddresses.count < pool.addresses.addressCount, let unsent = connection.takeUnsentRequest() else { return false }
+        let next: UpstreamConnection
+        do {
+            next = try pool.connect(excluding: failedAddresses)
+        } catch {
+            connectFailed(error)
+            return true
+        }
+        handler.count(.retried)
+        next.begin(method: upstreamHead.method, delegate: self)
+        upstream = next
+        next.adoptUnsentRequest(unsent)
+        arm(pool.connectTimeoutNanoseconds, phase: .connect)
+        return true
     }
 
     private func sendHead() {
@@ -331,12 +369,19 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
             return
         }
         switch failure {
-        case .closedBeforeResponse where connection.wasReused && attempts == 1 && isRetriable:
-            // A pooled connection the upstream had already closed: nothing reached it, retry once.
-            // The answer is still awaited, now from the new connection.
+        case .closedBeforeResponse where attempts == 1 && isRetriable:
+            // A pooled connection the upstream had already closed, or a backend that went away
+            // (restarted, killed) before answering: the request is idempotent and has no body,
+            // so it is sent once more on a new connection (RFC 9110 §9.2.2), to the next address
+            // in turn. The answer is still awaited, now from the new connection.
             handler.count(.retried)
             response = .awaitingHead
-            connectAndSend()
+            // Another address when there is one not tried yet (the backend at this one may be
+            // going away); the same one when it is the only one.
+            if failedAddresses.count + 1 < pool.addresses.addressCount { failedAddresses.append(connection.address) }
+            connectAndSend(fresh: true)
+        case .connectFailed(let code) where retryOnNextAddress(after: connection, reason: code == ETIMEDOUT ? "timeout" : "refused"):
+            break
         case .connectFailed, .closedBeforeResponse:
             handler.count(.connectFailed)
             respondError(502, "Upstream unavailable")
@@ -504,6 +549,7 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
         connection?.release(reusable: false)
         switch phase {
         case .connect:
+            if let connection, retryOnNextAddress(after: connection, reason: "timeout") { return }
             handler.count(.connectTimeout)
             respondError(502, "Upstream unavailable")
         case .response:
@@ -514,7 +560,7 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
 
     // MARK: Ending
 
-    private func respondError(_ status: Int, _ detail: String) {
+    private func respondError(_ status: Int, _ detail: String, logDetail: String? = nil) {
         guard !response.isFinished else { return }
         response = .finished
         exchange.resumeBody()  // the rest of an upload is drained, not left paused
@@ -525,7 +571,7 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
         } else {
             exchange.respondJSONError(status: status, detail: detail)
         }
-        handler.logUpstreamError(status: status, detail: detail, requestID: requestID)
+        handler.logUpstreamError(status: status, detail: logDetail ?? detail, requestID: requestID)
     }
 
     private func maybeRelease() {

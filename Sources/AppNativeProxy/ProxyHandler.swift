@@ -103,6 +103,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
             trusted: trustedProxies,
             host: head.headers.first("Host")
         )
+        // UPSTREAM_HOST_HEADER=upstream: the backend is addressed by its own name (the client's
+        // stays in X-Forwarded-Host, added above).
+        if pool.configuration.hostHeaderMode == .upstream { head.headers.replaceOrAdd(name: "Host", value: pool.configuration.hostHeader) }
         if !keepsAuthorization { head.headers.remove("Authorization") }
         if strippedCookie != nil || !strippedCookiePrefixes.isEmpty {
             Self.strip(strippedCookie, orNamesStartingWith: strippedCookiePrefixes, from: &head.headers)

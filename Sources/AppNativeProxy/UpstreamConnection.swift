@@ -27,6 +27,10 @@ enum UpstreamFailure: Error {
 /// One keep-alive TCP connection to the upstream, owned by one loop.
 final class UpstreamConnection: EventHandler, EndOfIterationWork {
     let fd: Int32
+    /// The address dialled (one of the upstream's resolved addresses).
+    let address: SocketAddress
+    /// The addresses' generation `address` was last known to be listed in.
+    var addressGeneration: UInt64
     private let transport: any ConnectionTransport
     private unowned let pool: UpstreamPool
     weak var delegate: (any UpstreamConnectionDelegate)?
@@ -43,14 +47,14 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         case closingAfterFlush
         case closed
     }
-    /// Whether this connection already served an exchange (a failure may be a stale keep-alive).
-    private(set) var wasReused = false
     private var parser: HTTPResponseParser
     private var output = OutgoingBytes()
     private var isFlushScheduled = false
     private var wasAboveWatermark = false
     private var isReadingPaused = false
     private(set) var hasReceivedResponseBytes = false
+    /// Whether the TCP connect completed (before that, no byte of a request has left).
+    private(set) var hasConnected = false
     /// HTTP messages, or raw bytes after a 101 (WebSocket tunnel).
     private var mode = Mode.http
 
@@ -68,8 +72,10 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     /// retain of it the slow path).
     private lazy var deadline = pool.loop.makeTimer { [unowned self] in self.deadlinePassed() }
 
-    init(fd: Int32, transport: any ConnectionTransport, pool: UpstreamPool) {
+    init(fd: Int32, address: SocketAddress, transport: any ConnectionTransport, pool: UpstreamPool) {
         self.fd = fd
+        self.address = address
+        addressGeneration = pool.addresses.generation
         self.transport = transport
         self.pool = pool
         parser = HTTPResponseParser()
@@ -80,7 +86,6 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     /// Prepares for a new exchange (`method` decides whether the response has a body).
     func begin(method: String, delegate: any UpstreamConnectionDelegate) {
         self.delegate = delegate
-        wasReused = idleSince != 0
         idleSince = 0
         pool.loop.disarm(deadline)
         hasReceivedResponseBytes = false
@@ -143,6 +148,22 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
 
     func pauseReading() { isReadingPaused = true }
 
+    /// The request bytes queued on a connection whose connect failed (none of them left), for
+    /// the connection that retries on another address; empties this one's queue.
+    func takeUnsentRequest() -> OutgoingBytes? {
+        guard !hasConnected else { return nil }
+        let unsent = output
+        output = OutgoingBytes()
+        return unsent
+    }
+
+    /// Queues `unsent` (taken from a connection whose connect failed) before anything else.
+    func adoptUnsentRequest(_ unsent: OutgoingBytes) {
+        guard !isClosed else { return }
+        output = unsent
+        scheduleFlush()
+    }
+
     func resumeReading() {
         guard isReadingPaused else { return }
         isReadingPaused = false
@@ -169,6 +190,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
                 return
             }
             lifecycle = .open
+            hasConnected = true
             delegate?.upstreamConnected(self)
             flush()
         }

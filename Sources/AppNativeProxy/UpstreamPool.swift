@@ -19,12 +19,20 @@ public final class UpstreamPool {
     private var idle: [UpstreamConnection] = []
     private(set) var openCount = 0
     private let metrics: PoolMetrics
+    /// The addresses' generation the idle list was last checked against: when it moves, idle
+    /// connections to addresses no longer listed are retired.
+    private var checkedGeneration: UInt64
+    /// Checks the generation now and then, so idle connections to a dropped address are retired
+    /// even when no request comes (weak: it fires once a second, and must not keep a pool alive).
+    private lazy var retirementCheck = loop.makeTimer { [weak self] in self?.periodicRetirementCheck() }
+    private static let retirementCheckInterval: Duration = .seconds(1)
 
     struct PoolMetrics: Sendable {
         let open: Gauge
         let idle: Gauge
         let connects: Counter
         let reuses: Counter
+        let retired: Counter
     }
 
     public init(loop: EventLoop, configuration: UpstreamConfiguration, metrics: MetricsRegistry) {
@@ -38,12 +46,35 @@ public final class UpstreamPool {
             open: metrics.gauge("upstream.pool.open", labels: labels, help: "Open upstream connections per loop"),
             idle: metrics.gauge("upstream.pool.idle", labels: labels, help: "Idle pooled upstream connections per loop"),
             connects: metrics.counter("upstream.connects", help: "New upstream connections"),
-            reuses: metrics.counter("upstream.reuses", help: "Exchanges served on a pooled connection")
+            reuses: metrics.counter("upstream.reuses", help: "Exchanges served on a pooled connection"),
+            retired: metrics.counter("upstream.retired", help: "Pooled upstream connections closed because their address is no longer listed")
         )
+        checkedGeneration = configuration.addresses.generation
+        if configuration.target.literal == nil { loop.arm(retirementCheck, after: Self.retirementCheckInterval) }
+    }
+
+    public var addresses: UpstreamAddresses { configuration.addresses }
+
+    private func periodicRetirementCheck() {
+        retireUnlisted()
+        loop.arm(retirementCheck, after: Self.retirementCheckInterval)
+    }
+
+    /// Closes idle connections whose address the latest answer no longer lists (once per change).
+    private func retireUnlisted() {
+        let generation = configuration.addresses.generation
+        guard generation != checkedGeneration else { return }
+        checkedGeneration = generation
+        let listed = configuration.addresses.snapshot
+        for connection in idle where !listed.isListed(connection.address) {
+            metrics.retired.increment()
+            connection.close()
+        }
     }
 
     /// An idle pooled connection, if any (already connected).
     func takeIdle() -> UpstreamConnection? {
+        if configuration.addresses.generation != checkedGeneration { retireUnlisted() }
         while let connection = idle.popLast() {
             metrics.idle.add(-1)
             if !connection.isClosed {
@@ -54,9 +85,39 @@ public final class UpstreamPool {
         return nil
     }
 
-    /// Starts a new non-blocking connection; the delegate hears `upstreamConnected` or a failure.
-    func connect() throws(SystemCallError) -> UpstreamConnection {
-        let address = configuration.address
+    /// Why no new connection could be started.
+    enum ConnectError: Error {
+        /// The host has never resolved: there is no address to dial.
+        case unresolved
+        /// Every address failed (refused at once here, or earlier in this exchange).
+        case system(SystemCallError)
+    }
+
+    /// Starts a new non-blocking connection to the next address in turn, skipping `excluded`
+    /// (addresses this exchange already failed on) while others are listed; a connect refused at
+    /// once ejects its address and moves on. The delegate hears `upstreamConnected` or a failure.
+    func connect(excluding excluded: [SocketAddress] = []) throws(ConnectError) -> UpstreamConnection {
+        let addresses = configuration.addresses
+        var failed = excluded
+        var lastError: SystemCallError?
+        for _ in 0..<max(1, addresses.addressCount) {
+            guard let address = addresses.nextAddress(at: loop.nowNanoseconds) else { throw .unresolved }
+            if failed.contains(address) { continue }
+            do {
+                return try connect(to: address)
+            } catch {
+                lastError = error
+                guard error.errno == ECONNREFUSED || error.errno == ENETUNREACH || error.errno == EHOSTUNREACH else {
+                    throw .system(error)
+                }
+                addresses.eject(address, reason: "refused", at: loop.nowNanoseconds)
+                failed.append(address)
+            }
+        }
+        throw .system(lastError ?? SystemCallError(call: "connect", errno: ECONNREFUSED))
+    }
+
+    private func connect(to address: SocketAddress) throws(SystemCallError) -> UpstreamConnection {
         let fd = appnative_socket_stream(address.family == .inet4 ? AF_INET : AF_INET6)
         if fd < 0 { throw SystemCallError(call: "socket", errno: appnative_errno()) }
         _ = appnative_set_nodelay(fd)
@@ -76,7 +137,7 @@ public final class UpstreamPool {
         } else {
             transport = PlainTransport(fd: fd)
         }
-        let connection = UpstreamConnection(fd: fd, transport: transport, pool: self)
+        let connection = UpstreamConnection(fd: fd, address: address, transport: transport, pool: self)
         do {
             try loop.register(fd, events: [.readable, .writable, .peerClosed], handler: connection)
         } catch {
@@ -90,6 +151,15 @@ public final class UpstreamPool {
     }
 
     func giveBack(_ connection: UpstreamConnection) {
+        if configuration.addresses.generation != checkedGeneration { retireUnlisted() }
+        if configuration.addresses.generation != connection.addressGeneration {
+            guard configuration.addresses.isListed(connection.address) else {
+                metrics.retired.increment()
+                connection.close()
+                return
+            }
+            connection.addressGeneration = configuration.addresses.generation
+        }
         guard idle.count < configuration.maxIdleConnectionsPerLoop else {
             connection.close()
             return

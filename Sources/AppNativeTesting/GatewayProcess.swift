@@ -19,11 +19,15 @@ public final class GatewayProcess: Sendable {
         public var isAddressInUse: Bool { description.contains(String(cString: strerror(EADDRINUSE))) }
     }
 
-    /// Starts `app-native-gateway <command>` (`serve`, or `dev` for the `make run` setup).
-    public static func start(command: String = "serve", environment: [String: String]) async throws -> GatewayProcess {
+    /// Starts `app-native-gateway <command>` (`serve`, or `dev` for the `make run` setup);
+    /// `launcher` is a command the gateway's path and arguments are appended to (one that ends by
+    /// exec'ing them, so the process is the gateway's, such as a private mount namespace's set-up).
+    public static func start(
+        command: String = "serve", environment: [String: String], launcher: [String] = []
+    ) async throws -> GatewayProcess {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try GatewayProcess(command: command, environment: environment) })
+                continuation.resume(with: Result { try GatewayProcess(command: command, environment: environment, launcher: launcher) })
             }
         }
     }
@@ -49,11 +53,11 @@ public final class GatewayProcess: Sendable {
         return started
     }
 
-    private init(command: String, environment: [String: String]) throws {
+    private init(command: String, environment: [String: String], launcher: [String] = []) throws {
         var env = ["PATH": "/usr/bin:/bin", "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "ACCESS_LOG": "false"]
         env.merge(environment) { $1 }
         stderrFile = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString).log").path
-        child = try ChildProcess([GatewayExecutable.path, command], environment: env, stderrFile: stderrFile)
+        child = try ChildProcess(launcher + [GatewayExecutable.path, command], environment: env, stderrFile: stderrFile)
         var output = [String]()
         while let line = child.readLine() {
             output.append(line)

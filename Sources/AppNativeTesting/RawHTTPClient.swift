@@ -24,7 +24,8 @@ public final class RawHTTPClient {
     private var buffered: [UInt8] = []
     public private(set) var isClosedByPeer = false
 
-    public init(port: Int, timeout: Duration = .seconds(10)) throws {
+    /// Connects to `host` (an IPv4 loopback address: the whole 127.0.0.0/8 is local) and `port`.
+    public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(10)) throws {
         // Close-on-exec: a child another test spawns meanwhile must not hold this connection
         // open after the test closed it (the server would never see it end).
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -32,13 +33,13 @@ public final class RawHTTPClient {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
             close(fd)
-            throw Failure(description: "connect to \(port) failed: errno \(errno)")
+            throw Failure(description: "connect to \(host):\(port) failed: errno \(errno)")
         }
         var interval = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))

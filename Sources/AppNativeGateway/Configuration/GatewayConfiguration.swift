@@ -32,9 +32,12 @@ public struct GatewayConfiguration: Sendable {
         Setting("LISTEN", default: "0.0.0.0:8080", section: "Listeners", "Address of the gateway (`host:port`, `[v6]:port`)."),
         Setting("ADMIN_LISTEN", default: "127.0.0.1:9090", section: "Listeners", "Admin listener: `/healthz`, `/readyz`, `/metrics`. Keep it internal."),
         Setting("EVENT_LOOPS", default: "number of cores", section: "Listeners", "Event loops (threads), each with its own SO_REUSEPORT listener."),
-        Setting("UPSTREAM_URL", section: "Upstream", "Required. `http(s)://host[:port][/prefix]` of the backend (the prefix percent-encoded, no `?` or `#`); https is verified (TLS 1.2+)."),
+        Setting("UPSTREAM_URL", section: "Upstream", "Required. `http(s)://host[:port][/prefix]` of the backend (the prefix percent-encoded, no `?` or `#`); https is verified (TLS 1.2+) for the URL's host. A host name is looked up again every `UPSTREAM_DNS_REFRESH` and every address it lists is used; one that does not resolve yet does not stop the gateway."),
         Setting("TLS_CERT_FILE", section: "Listeners", "PEM certificate chain: terminate TLS (1.2+) on LISTEN. Reloaded on SIGHUP."),
         Setting("TLS_KEY_FILE", section: "Listeners", "PEM private key matching TLS_CERT_FILE. Reloaded on SIGHUP."),
+        Setting("UPSTREAM_DNS_REFRESH", default: "30", section: "Upstream", "Seconds between lookups of the upstream URLs' host names (off the event loops); new connections go to the current addresses, pooled ones to dropped addresses are retired once idle. A name that does not resolve yet is retried every second (`/readyz` not ready, requests 502)."),
+        Setting("UPSTREAM_EJECT_SECONDS", default: "10", section: "Upstream", "Seconds an upstream address whose connect was refused or timed out is skipped (the request moves to the next address); when every address is ejected, the least recently ejected is still tried."),
+        Setting("UPSTREAM_HOST_HEADER", default: "client", section: "Upstream", "`Host` sent upstream: `client` (the client's) or `upstream` (the URL's `host[:port]`, for backends addressed by their own name such as Azure App Service); `X-Forwarded-Host` keeps the client's either way."),
         Setting("UPSTREAM_CA_FILE", section: "Upstream", "PEM CA bundle to verify an https upstream (default: the system store)."),
         Setting("TRUSTED_PROXIES", section: "Upstream", "CIDR list of proxies whose `X-Forwarded-*`/`Forwarded` are extended; from others they are replaced."),
         Setting("PASS_METHOD_OVERRIDE", default: "false", section: "Upstream", "Keep `X-HTTP-Method-Override`, `X-HTTP-Method` and `X-Method-Override` on upstream requests (backends whose clients cannot send every method). `X-Original-URL` and `X-Rewrite-URL` are always removed."),
@@ -84,7 +87,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("ALLOWED_ORIGINS", section: "Identity", "Origins allowed for cookie-authenticated state changes and WebSocket handshakes (default: the request's own host)."),
         Setting("NATIVE_ROUTES", default: "true", section: "Native routes", "Serve the app's ten native routes (validated, then forwarded); false proxies them like any path."),
         Setting("NATIVE_PREFIX", default: "/api", section: "Native routes", "Mount prefix of the native routes (`{p}/devices`, `{p}/widgets`, …)."),
-        Setting("NATIVE_UPSTREAM_<ROUTE>_URL", section: "Native routes", "Per-route URL instead of the same path on UPSTREAM_URL (`<ROUTE>`: DEVICES, LOCATIONS, DOCUMENTS, NOTIFICATION_ACTIONS, WIDGETS, WIDGET_ACTIONS, WIDGET_OPTIONS, APPROVALS, APPROVAL_DECISIONS, LIVE_ACTIVITIES)."),
+        Setting("NATIVE_UPSTREAM_<ROUTE>_URL", section: "Native routes", "Per-route URL instead of the same path on UPSTREAM_URL (`<ROUTE>`: DEVICES, LOCATIONS, DOCUMENTS, NOTIFICATION_ACTIONS, WIDGETS, WIDGET_ACTIONS, WIDGET_OPTIONS, APPROVALS, APPROVAL_DECISIONS, LIVE_ACTIVITIES); its host is re-resolved, its addresses used and ejected, and its `Host` chosen, as `UPSTREAM_URL`'s."),
         Setting("DOCUMENT_MAX_BYTES", default: "26214400", section: "Native routes", "Largest document upload (413 as soon as it is passed; exactly this many bytes is accepted)."),
         Setting("NATIVE_MAX_JSON_BYTES", default: "1048576", section: "Native routes", "Largest JSON body of a native route (413 before any decoding)."),
         Setting("APPLE_APP_IDS", section: "Native routes", "`TEAMID.bundle.id` list: serve `/.well-known/apple-app-site-association` (else the upstream's)."),
@@ -132,6 +135,17 @@ public struct GatewayConfiguration: Sendable {
         upstream.responseTimeout = reader.duration("UPSTREAM_RESPONSE_TIMEOUT", default: .seconds(60))
         upstream.idleTimeout = reader.duration("UPSTREAM_IDLE_TIMEOUT", default: .seconds(60))
         upstream.maxIdleConnectionsPerLoop = reader.integer("UPSTREAM_MAX_IDLE", default: 64, in: 0...10_000)
+        upstream.resolve(
+            every: .seconds(reader.integer("UPSTREAM_DNS_REFRESH", default: 30, in: 1...86_400)),
+            ejectingFor: .seconds(reader.integer("UPSTREAM_EJECT_SECONDS", default: 10, in: 1...3_600))
+        )
+        if let mode = reader.string("UPSTREAM_HOST_HEADER") {
+            if let parsed = UpstreamHostHeader(rawValue: mode.lowercased()) {
+                upstream.hostHeaderMode = parsed
+            } else {
+                reader.report("UPSTREAM_HOST_HEADER", "must be client or upstream, got \(mode.debugDescription)")
+            }
+        }
 
         var trusted = TrustedProxies.none
         if let list = reader.string("TRUSTED_PROXIES") {

@@ -44,6 +44,8 @@ public struct NativeRoutesConfiguration: Sendable {
                 upstream.responseTimeout = base.responseTimeout
                 upstream.idleTimeout = base.idleTimeout
                 upstream.maxIdleConnectionsPerLoop = base.maxIdleConnectionsPerLoop
+                upstream.hostHeaderMode = base.hostHeaderMode
+                upstream.resolve(every: base.addresses.refreshInterval, ejectingFor: base.addresses.ejection)
                 let path = upstream.pathPrefix.isEmpty ? "/" : upstream.pathPrefix
                 upstream.pathPrefix = ""
                 configuration.routeUpstreams[route] = RouteUpstream(upstream: upstream, path: path)

@@ -19,6 +19,7 @@ public final class Gateway: Sendable {
     /// The push API's own listener (`PUSH_API_LISTEN`), if configured.
     private let pushServer: HTTPServer?
     private let logger: Logger
+    private let metrics: MetricsRegistry
 
     public let verifier: EntraTokenVerifier
     /// The browser sign-in when `BROWSER_SIGN_IN` is on.
@@ -27,6 +28,7 @@ public final class Gateway: Sendable {
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
         let identity = configuration.identity
         let fetcher = try identity.jwksFetcher ?? HTTPJWKSFetcher(url: identity.entra.jwksURL)
         let verifier = EntraTokenVerifier(
@@ -131,9 +133,13 @@ public final class Gateway: Sendable {
             push = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
         }
         let ownListener = configuration.push.listenAddress
+        let upstreamAddresses = configuration.upstream.addresses
         admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] loop in
             // Ready once the tenant's keys are loaded: before that every token would get 503.
-            AdminHandler(loop: loop, metrics: metrics, isReady: { verifier.keys.isLoaded }, push: ownListener == nil ? push : nil)
+            // …and once the upstream's host resolved (before that every request would get 502).
+            AdminHandler(
+                loop: loop, metrics: metrics, isReady: { verifier.keys.isLoaded && upstreamAddresses.isResolved },
+                push: ownListener == nil ? push : nil)
         }
         if let push, let ownListener {
             var pushConfiguration = ServerConfiguration(listenAddress: ownListener, eventLoops: 1)
@@ -156,6 +162,12 @@ public final class Gateway: Sendable {
     /// soon as the ready line appears must not get 503 only because that download was under way.
     /// Readiness (`/readyz`) follows the keys from then on; the refresher retries until they load.
     public func start() async {
+        // Each upstream URL's host is looked up once here, then by its resolver thread; a name
+        // that does not resolve yet leaves the gateway running but not ready.
+        configuration.upstream.addresses.start(metrics: metrics, logger: logger)
+        for route in configuration.native.routeUpstreams.values {
+            route.upstream.addresses.start(metrics: metrics, logger: logger)
+        }
         server.start()
         admin.start()
         pushServer?.start()
