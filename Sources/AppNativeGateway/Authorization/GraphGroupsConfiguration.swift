@@ -67,15 +67,7 @@ public struct GraphGroupsConfiguration: Sendable {
         } catch {
             reader.report(error.variable, error.message)
         }
-        var discoveryURL = reader.string("OIDC_DISCOVERY_URL")
-        if discoveryURL == nil, let entra { discoveryURL = HTTPProviderMetadataFetcher.entraDiscoveryURL(for: entra) }
-        if let discoveryURL {
-            do {
-                try URLPolicy.validateOutbound(url: discoveryURL, allowsCleartextOnLoopback: true)
-            } catch {
-                reader.report("OIDC_DISCOVERY_URL", "must be https (plain http only for a loopback address): \(error.code)")
-            }
-        }
+        let discoveryURL = BrowserSignInConfiguration.readDiscoveryURL(&reader, entra: entra)
         guard reader.problems.count == problemsBefore, let credential, let discoveryURL else { return nil }
         return GraphGroupsConfiguration(
             clientID: clientID, credential: credential, discoveryURL: discoveryURL, graphURL: graphURL,

@@ -56,13 +56,10 @@ public struct BrowserSignInConfiguration: Sendable {
         Setting("SIGN_IN_REDEEM_RATE_LIMIT", default: "30", section: "Browser sign-in", "Callbacks with a code (each a client-authenticated call to the token endpoint) allowed per minute per client address, also the burst; beyond it an HTML 429 page with `Retry-After`. 0: no limit."),
     ]
 
-    /// Reads the settings; `nil` when sign-in is off or a problem was reported.
-    static func read(_ reader: inout EnvironmentReader, entra: EntraConfiguration?) -> BrowserSignInConfiguration? {
-        guard reader.boolean("BROWSER_SIGN_IN", default: false) else { return nil }
-        let problemsBefore = reader.problems.count
-        let clientID = reader.string("ENTRA_CLIENT_ID") ?? ""
-        if clientID.isEmpty { reader.report("ENTRA_CLIENT_ID", "is required when BROWSER_SIGN_IN=true (the web app registration's client id)") }
-        let credential = readCredential(&reader)
+    /// `OIDC_DISCOVERY_URL`, else the tenant's Entra discovery document, checked by `URLPolicy`
+    /// (a problem is reported for an unusable URL). The browser sign-in and the Graph groups
+    /// source both read their provider from it.
+    static func readDiscoveryURL(_ reader: inout EnvironmentReader, entra: EntraConfiguration?) -> String? {
         var discoveryURL = reader.string("OIDC_DISCOVERY_URL")
         if discoveryURL == nil, let entra { discoveryURL = HTTPProviderMetadataFetcher.entraDiscoveryURL(for: entra) }
         if let discoveryURL {
@@ -72,6 +69,17 @@ public struct BrowserSignInConfiguration: Sendable {
                 reader.report("OIDC_DISCOVERY_URL", "must be https (plain http only for a loopback address): \(error.code)")
             }
         }
+        return discoveryURL
+    }
+
+    /// Reads the settings; `nil` when sign-in is off or a problem was reported.
+    static func read(_ reader: inout EnvironmentReader, entra: EntraConfiguration?) -> BrowserSignInConfiguration? {
+        guard reader.boolean("BROWSER_SIGN_IN", default: false) else { return nil }
+        let problemsBefore = reader.problems.count
+        let clientID = reader.string("ENTRA_CLIENT_ID") ?? ""
+        if clientID.isEmpty { reader.report("ENTRA_CLIENT_ID", "is required when BROWSER_SIGN_IN=true (the web app registration's client id)") }
+        let credential = readCredential(&reader)
+        let discoveryURL = readDiscoveryURL(&reader, entra: entra)
         var publicURL = reader.string("PUBLIC_URL")
         if let text = publicURL {
             let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
