@@ -7,7 +7,8 @@ import Glibc
 
 /// `serve`: runs the gateway until SIGTERM/SIGINT (graceful) — a second signal forces the exit.
 enum ServeCommand {
-    /// SIGHUP: re-read the TLS certificate and key; a failed reload keeps serving the old ones.
+    /// SIGHUP: re-read the TLS certificate and key (and, in `Gateway.reloadFiles`, the access
+    /// policy); a failed reload keeps serving the old ones.
     private static func reload(_ configuration: GatewayConfiguration, logger: Logger) {
         guard let tls = configuration.server.tls else {
             logger.info("SIGHUP received; no TLS certificate to reload")
@@ -44,6 +45,7 @@ enum ServeCommand {
             let signal = ProcessSignals.wait()
             if signal == SIGHUP {
                 reload(configuration, logger: logger)
+                gateway.reloadFiles()
                 continue
             }
             logger.info("shutting down", ["signal": String(signal)])

@@ -83,7 +83,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("CREDENTIAL_EXPIRY_GRACE", default: "60", section: "Identity", "Seconds after a credential's expiry at which its WebSocket tunnel or event stream is closed; at least CLOCK_SKEW_LEEWAY, and at least 30 with SESSION_SECRET (else `config check` refuses it), so the expired credential cannot reopen it."),
         Setting("AUTHORIZE_URL", section: "Identity", "Optional hook called with the identity headers: 2xx allows (its `X-Authz-*` headers go upstream), 403 denies, else 503."),
         Setting("AUTHORIZE_CACHE_SECONDS", default: "60,10", section: "Identity", "Hook results cached per object id: `allow[,deny]` seconds."),
-        Setting("ACCESS_POLICY_FILE", section: "Identity", "JSON rules by path prefix and method requiring roles or groups; first match wins (see docs/identity.md)."),
+        Setting("ACCESS_POLICY_FILE", section: "Identity", "JSON rules by path prefix and method requiring roles or groups; first match wins (see docs/identity.md). Re-read on SIGHUP (an unusable file keeps the policy in force)."),
         Setting("ALLOWED_ORIGINS", section: "Identity", "Origins allowed for cookie-authenticated state changes and WebSocket handshakes (default: the request's own host)."),
         Setting("NATIVE_ROUTES", default: "true", section: "Native routes", "Serve the app's ten native routes (validated, then forwarded); false proxies them like any path."),
         Setting("NATIVE_PREFIX", default: "/api", section: "Native routes", "Mount prefix of the native routes (`{p}/devices`, `{p}/widgets`, …)."),
@@ -234,6 +234,8 @@ public struct IdentityConfiguration: Sendable {
     public var allowedOrigins: [String]
     public var credentialExpiryGrace: Duration
     public var accessPolicy: AccessPolicy?
+    /// Where `accessPolicy` was read from (`ACCESS_POLICY_FILE`), for `SIGHUP` to read it again.
+    public var accessPolicyFile: String? = nil
     public var authorizeURL: String?
     public var authorizeAllowTTL: Duration
     public var authorizeDenyTTL: Duration
@@ -336,6 +338,7 @@ public struct IdentityConfiguration: Sendable {
             allowedOrigins: reader.list("ALLOWED_ORIGINS").map { $0.lowercased() },
             credentialExpiryGrace: grace,
             accessPolicy: policy,
+            accessPolicyFile: policy == nil ? nil : reader.string("ACCESS_POLICY_FILE"),
             authorizeURL: authorizeURL,
             authorizeAllowTTL: allowTTL,
             authorizeDenyTTL: denyTTL,

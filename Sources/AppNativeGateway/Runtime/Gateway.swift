@@ -24,6 +24,9 @@ public final class Gateway: Sendable {
     public let verifier: EntraTokenVerifier
     /// The browser sign-in when `BROWSER_SIGN_IN` is on.
     private let signIn: BrowserSignIn?
+    /// The access policy in force, when `ACCESS_POLICY_FILE` is set (`reloadFiles`).
+    private let accessPolicy: AccessPolicySource?
+    private let policyReloads: [String: Counter]
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
@@ -50,6 +53,13 @@ public final class Gateway: Sendable {
             logger.warning("ASSERTION_KEYS is not set: signing identity assertions with an ephemeral key (replicas will not agree)")
             assertionKeys = [try P256SigningKey.generate()]
         }
+        let accessPolicy = identity.accessPolicy.map { policy in
+            AccessPolicySource(path: identity.accessPolicyFile ?? "", policy: policy)
+        }
+        self.accessPolicy = accessPolicy
+        policyReloads = Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
+            ($0, metrics.counter("config.reloads", labels: ["file": "ACCESS_POLICY_FILE", "outcome": $0], help: "Reloads of a configuration file on SIGHUP"))
+        })
         var settings = IdentitySettings(
             authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
             assertions: IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience),
@@ -59,7 +69,7 @@ public final class Gateway: Sendable {
             allowedOrigins: identity.allowedOrigins,
             passesAuthorization: identity.passesAuthorization,
             credentialExpiryGrace: identity.credentialExpiryGrace,
-            accessPolicy: identity.accessPolicy,
+            accessPolicy: accessPolicy,
             authorizationHook: identity.authorizeURL.map {
                 AuthorizationHook(url: $0, allowTTL: identity.authorizeAllowTTL, denyTTL: identity.authorizeDenyTTL, metrics: metrics,
                                   logger: logger)
@@ -110,7 +120,7 @@ public final class Gateway: Sendable {
             var signInEndpoints: BrowserSignInEndpoints?
             if let signIn, let cookies {
                 signInEndpoints = BrowserSignInEndpoints(
-                    loop: loop, signIn: signIn, cookies: cookies, accessPolicy: identity.accessPolicy,
+                    loop: loop, signIn: signIn, cookies: cookies, accessPolicy: accessPolicy,
                     trustedProxies: configuration.trustedProxies, authPathPrefix: identity.authPathPrefix)
             }
             return GatewayHandler(
@@ -176,6 +186,22 @@ public final class Gateway: Sendable {
         signIn?.start()
         await keys.waitForReloadInFlight()
         await signIn?.waitUntilReady(timeout: .seconds(10))
+    }
+
+    /// `SIGHUP`: reads `ACCESS_POLICY_FILE` again and swaps the policy in whole for new requests
+    /// (requests in flight finish on the one they started with). A file that cannot be read or
+    /// checked keeps the policy in force: the problem is logged and counted
+    /// (`config.reloads{file,outcome}`), and the gateway keeps serving.
+    public func reloadFiles() {
+        guard let accessPolicy else { return }
+        do {
+            try accessPolicy.reload()
+            policyReloads["ok"]?.increment()
+            logger.info("access policy reloaded", ["file": accessPolicy.path])
+        } catch {
+            policyReloads["failed"]?.increment()
+            logger.error("access policy reload failed; keeping the policy in force", ["file": accessPolicy.path, "error": error.description])
+        }
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.

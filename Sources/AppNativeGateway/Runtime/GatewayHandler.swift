@@ -183,7 +183,8 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// The access policy, then the authorization hook (cached per object id, else asked off the
     /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (contract/auth.md §7).
     private func authorize(_ exchange: HTTPExchange, _ admitted: Admitted) {
-        guard let policy = settings.accessPolicy else {
+        // Read once: a request finishes on the policy it started with, whatever SIGHUP swaps in.
+        guard let policy = settings.accessPolicy?.policy else {
             authorizeByHook(exchange, admitted)
             return
         }

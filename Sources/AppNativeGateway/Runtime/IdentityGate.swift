@@ -19,7 +19,8 @@ public struct IdentitySettings: Sendable {
     public var passesAuthorization: Bool
     /// WebSocket tunnels and event streams close this long after their credential's `exp`.
     public var credentialExpiryGrace: Duration
-    public var accessPolicy: AccessPolicy?
+    /// The access policy in force (re-read on `SIGHUP`); `nil` without `ACCESS_POLICY_FILE`.
+    public var accessPolicy: AccessPolicySource?
     public var authorizationHook: AuthorizationHook?
     /// Where a caller's groups come from when a `groups` rule meets a groups overage.
     public var groupsSource: any GroupsSource = CredentialGroupsSource()

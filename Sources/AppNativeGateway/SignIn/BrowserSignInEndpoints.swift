@@ -11,7 +11,7 @@ import AppNativeSignIn
 final class BrowserSignInEndpoints {
     private let signIn: BrowserSignIn
     private let cookies: SessionCookieCodec
-    private let accessPolicy: AccessPolicy?
+    private let accessPolicy: AccessPolicySource?
     private let trustedProxies: TrustedProxies
     private let authPathPrefix: String
     private let callbacks: OffLoopWait<PendingCallback>
@@ -23,7 +23,7 @@ final class BrowserSignInEndpoints {
     }
 
     init(
-        loop: EventLoop, signIn: BrowserSignIn, cookies: SessionCookieCodec, accessPolicy: AccessPolicy?, trustedProxies: TrustedProxies,
+        loop: EventLoop, signIn: BrowserSignIn, cookies: SessionCookieCodec, accessPolicy: AccessPolicySource?, trustedProxies: TrustedProxies,
         authPathPrefix: String
     ) {
         self.signIn = signIn
@@ -140,7 +140,7 @@ final class BrowserSignInEndpoints {
         }
         let returnPath = pending.attempt.returnPath
         let path = String(returnPath.value.prefix { $0 != "?" && $0 != "#" })
-        if let accessPolicy, !accessPolicy.allows(identity.user, method: "GET", path: path) {
+        if let accessPolicy, !accessPolicy.policy.allows(identity.user, method: "GET", path: path) {
             page(exchange, signIn.record(.notAllowed), extra: clearing)
             return
         }
