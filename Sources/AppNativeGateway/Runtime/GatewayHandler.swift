@@ -224,13 +224,19 @@ final class GatewayHandler: HTTPExchangeHandler {
             exchange.logFields["auth.reason"] = reason
             reject(exchange, .notAllowed)
         case .unavailable(let reason, let seconds):
-            metrics.outcome("rejected", reason: reason)
-            exchange.logFields["auth.reason"] = reason
-            exchange.respondJSONError(
-                status: 503, detail: "Group membership is temporarily unavailable", headers: ["Retry-After": "\(max(1, seconds))"])
+            answerGroupsUnavailable(exchange, reason: reason, retryAfterSeconds: seconds)
         case .lookUpGroups:
-            preconditionFailure("a groups lookup is resolved before its verdict is finished")
+            // Only after a fetch: a directory that still cannot tell is not asked again in a
+            // loop; the request is answered as when the directory is down.
+            answerGroupsUnavailable(exchange, reason: "graph_unavailable", retryAfterSeconds: 5)
         }
+    }
+
+    private func answerGroupsUnavailable(_ exchange: HTTPExchange, reason: String, retryAfterSeconds seconds: Int) {
+        metrics.outcome("rejected", reason: reason)
+        exchange.logFields["auth.reason"] = reason
+        exchange.respondJSONError(
+            status: 503, detail: "Group membership is temporarily unavailable", headers: ["Retry-After": "\(max(1, seconds))"])
     }
 
     private func authorizeByHook(_ exchange: HTTPExchange, _ admitted: Admitted) {
