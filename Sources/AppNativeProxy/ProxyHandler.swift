@@ -176,13 +176,8 @@ public final class ForwardedExchange {
 
     init(_ proxy: ProxyExchange) { self.proxy = proxy }
 
-    /// Ends a WebSocket tunnel with close code 4401 or an event stream with the end of its body,
-    /// because the credential it was admitted with expired.
-    public func endForExpiredCredential() {
-        proxy?.endForExpiredCredential()
-    }
-
-    /// Ends the exchange as `endForExpiredCredential` does once `delay` has passed, calling
+    /// Ends a WebSocket tunnel with close code 4401 or an event stream with the end of its body
+    /// once `delay` has passed, because the credential it was admitted with expired, calling
     /// `onExpiry` first (for a log line). The deadline belongs to the exchange: it goes when the
     /// exchange (or its tunnel) ends, whichever way, so a short stream admitted with a
     /// long-lived credential leaves nothing behind.

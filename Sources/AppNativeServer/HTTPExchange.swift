@@ -281,17 +281,6 @@ public final class HTTPExchange {
         delegate = nil
     }
 
-    /// Whether this exchange still owns its connection: the response is streaming, or it became a
-    /// tunnel (101) that is still open.
-    public var holdsConnection: Bool {
-        guard connection != nil else { return false }
-        switch response {
-        case .notStarted, .streaming: return true
-        case .finished: return responseStatus == 101
-        case .aborted: return false
-        }
-    }
-
     /// Whether the response head was sent (an error can then only close the connection).
     public var hasResponseStartedPublic: Bool { hasResponseStarted }
 

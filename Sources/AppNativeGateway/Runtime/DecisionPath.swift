@@ -18,13 +18,10 @@ struct DecisionPath: Sendable, Equatable {
         routed = Self.removingParameters(path)
     }
 
-    /// Whether `rule` holds for every reading of the path.
+    /// Whether `rule` holds for every reading of the path (no list is built: it runs per request).
     func everyReading(_ rule: (String) -> Bool) -> Bool {
         rule(path) && (routed == path || rule(routed))
     }
-
-    /// Every reading: `path`, and `routed` when it differs.
-    var readings: [String] { routed == path ? [path] : [path, routed] }
 
     /// `path` with each segment cut at its first `;` (RFC 3986 §3.3 path parameters).
     static func removingParameters(_ path: String) -> String {

@@ -105,24 +105,35 @@ final class GatewayHandler: HTTPExchangeHandler {
     private let cookieName: String?
 
     func serve(_ exchange: HTTPExchange) {
-        switch routes.route(exchange.request, native: native) {
-        case .badTarget:
-            metrics.outcome("rejected", reason: "target")
-            exchange.respondJSONError(status: 400, detail: "Bad Request")
+        let route = routes.route(exchange.request, native: native)
+        switch route {
+        case .badTarget, .unknownEndpoint, .nativeWrongMethod:
+            refuse(route, exchange)
         case .appSiteAssociation:
             endpoints.serveAppSiteAssociation(exchange)
         case .endpoint(let endpoint):
             serveEndpoint(endpoint, exchange)
-        case .unknownEndpoint:
-            exchange.respondJSONError(status: 404, detail: "Not Found")
         case .preflight, .publicPath:
             forwardAnonymous(exchange)
-        case .nativeWrongMethod(let allowed):
-            exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
-        case .native(let path, let route):
-            authenticate(exchange, .upstream(path: path, nativeRoute: route))
+        case .native(let path, let nativeRoute):
+            authenticate(exchange, .upstream(path: path, nativeRoute: nativeRoute))
         case .upstream(let path):
             authenticate(exchange, .upstream(path: path, nativeRoute: nil))
+        }
+    }
+
+    /// The answers of the routing table itself, the same for a request and for the original
+    /// request behind `verify`: 400 for a target the gateway refuses, 404 for an unknown
+    /// endpoint, 405 for a native route's wrong method.
+    private func refuse(_ route: GatewayRoute, _ exchange: HTTPExchange) {
+        switch route {
+        case .badTarget:
+            metrics.outcome("rejected", reason: "target")
+            exchange.respondJSONError(status: 400, detail: "Bad Request")
+        case .nativeWrongMethod(let allowed):
+            exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
+        case .unknownEndpoint, .appSiteAssociation, .endpoint, .preflight, .publicPath, .native, .upstream:
+            exchange.respondJSONError(status: 404, detail: "Not Found")
         }
     }
 
@@ -265,13 +276,16 @@ final class GatewayHandler: HTTPExchangeHandler {
         let user = admitted.identity.user
         let method = admitted.request.method
         var needsGroups = false
-        for path in admitted.path.readings {
+        let isAllowedOrDeferred = admitted.path.everyReading { path in
             switch policy.decision(for: user, method: method, path: path) {
-            case .allow: continue
-            case .deny: return .refused(reason: "policy")
-            case .needsGroups: needsGroups = true
+            case .allow: return true
+            case .deny: return false
+            case .needsGroups:
+                needsGroups = true
+                return true
             }
         }
+        guard isAllowedOrDeferred else { return .refused(reason: "policy") }
         guard needsGroups else { return .allowed(admitted) }
         return groupsVerdict(policy, admitted, settings.groupsSource.groups(of: user))
     }
@@ -281,7 +295,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         let method = admitted.request.method
         switch lookup {
         case .known(let groups):
-            guard admitted.path.readings.allSatisfy({ policy.allows(user, groups: groups, method: method, path: $0) }) else {
+            guard admitted.path.everyReading({ policy.allows(user, groups: groups, method: method, path: $0) }) else {
                 return .refused(reason: "policy")
             }
             guard user.hasGroupsOverage else { return .allowed(admitted) }
@@ -522,14 +536,10 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .success(let request):
             original = request
         }
-        switch routes.route(original, native: native) {
-        case .badTarget:
-            metrics.outcome("rejected", reason: "target")
-            exchange.respondJSONError(status: 400, detail: "Bad Request")
-        case .unknownEndpoint:
-            exchange.respondJSONError(status: 404, detail: "Not Found")
-        case .nativeWrongMethod(let allowed):
-            exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
+        let route = routes.route(original, native: native)
+        switch route {
+        case .badTarget, .unknownEndpoint, .nativeWrongMethod:
+            refuse(route, exchange)
         case .appSiteAssociation, .endpoint, .preflight, .publicPath:
             // Served without credentials on the proxy path too (the gateway's own endpoints
             // apply their own rules when the front proxy sends them there).
