@@ -5,7 +5,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// Entra ID as organisations use it (issue 22, part A), through the gateway binary and the echo
+/// Entra ID as organisations use it, through the gateway binary and the echo
 /// upstream, with tokens of every kind shaped as Microsoft documents them (`EntraTokenShapes`)
 /// and signed by the dev identity provider: both kinds at once, required scopes, service callers
 /// with app-only tokens, the caller in each header profile, groups, and `groups` rules for a

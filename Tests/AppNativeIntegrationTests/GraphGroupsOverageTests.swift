@@ -5,7 +5,7 @@ import AppNativeTesting
 import Foundation
 import Testing
 
-/// Groups overage through Microsoft Graph (issue 22, part B), through the gateway binary, with
+/// Groups overage through Microsoft Graph, through the gateway binary, with
 /// `graph_peer.py` playing Entra's token endpoint (client credentials) and Graph's
 /// `getMemberGroups` as Microsoft documents them, and the echo upstream. `/echo/team` is under a
 /// `groups` rule (`g-team`); `/echo` is under none.

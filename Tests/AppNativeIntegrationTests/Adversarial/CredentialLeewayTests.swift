@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 extension Adversarial {
-    /// Item 8 of issue 21: Entra tokens and session cookies are two kinds of credential with two
+    /// Entra tokens and session cookies are two kinds of credential with two
     /// leeways (contract/auth.md §3 notes, §8.4). A token that expired 45 s ago is still accepted, as
     /// the reference's verifier accepts it (60 s by default); a session cookie that expired 45 s ago is
     /// refused, as the reference's cookie reader refuses it (a fixed 30 s).

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 extension Adversarial {
-    /// Item 10 of issue 21: two gateways of one tenant that share `SESSION_SECRET` (two apps, each
+    /// Two gateways of one tenant that share `SESSION_SECRET` (two apps, each
     /// with Entra's "assignment required") must not accept each other's session cookies, or a user
     /// assigned to one app walks into the other with the cookie the first one gave them. Replicas of
     /// one deployment still share cookies, the Python reference still reads the gateway's cookies, and
