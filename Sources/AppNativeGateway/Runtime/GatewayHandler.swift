@@ -99,7 +99,11 @@ final class GatewayHandler: HTTPExchangeHandler {
         self.metrics = metrics
         self.logger = logger
         cookieName = settings.authenticator.cookies?.settings.name
+        accessPolicy = settings.accessPolicy.map(AccessPolicySource.Snapshot.init)
     }
+
+    /// This loop's copy of the access policy in force (`ACCESS_POLICY_FILE`, reloaded on SIGHUP).
+    private var accessPolicy: AccessPolicySource.Snapshot?
 
     /// The session cookie's name, stripped from upstream requests (read once: every request needs it).
     private let cookieName: String?
@@ -195,7 +199,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (contract/auth.md §7).
     private func authorize(_ exchange: HTTPExchange, _ admitted: Admitted) {
         // Read once: a request finishes on the policy it started with, whatever SIGHUP swaps in.
-        guard let policy = settings.accessPolicy?.policy else {
+        guard let policy = accessPolicy?.policy() else {
             authorizeByHook(exchange, admitted)
             return
         }
