@@ -7,7 +7,7 @@ import Glibc
 /// backpressure. Loop-owned.
 final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, TunnelDelegate {
     private let exchange: HTTPExchange
-    private let pool: UpstreamPool
+    let pool: UpstreamPool
     private unowned let handler: ProxyHandler
     private var upstreamHead: HTTPRequestHead
     private var sendsChunked: Bool

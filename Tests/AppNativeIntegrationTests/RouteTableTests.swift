@@ -1,4 +1,5 @@
 @testable import AppNativeGateway
+import AppNativeProxy
 import Testing
 
 /// `ROUTES_FILE` as values: the choice of a route and the checks of the file, without a socket.
