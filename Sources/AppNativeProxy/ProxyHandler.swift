@@ -64,7 +64,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
     /// Fields of `removedFields` a client sent (the gateway's: forged identity headers) are always
     /// removed first;
     /// `strippedCookie` is removed from `Cookie`, and `Authorization` unless `keepsAuthorization`.
-    /// `pool` is the upstream (the route's, or a native route's own URL); `target` replaces the
+    /// `pool` is the upstream (the route's, or a native route's own URL), `alternates` the route's
+    /// other URLs, tried in order when every address of `pool` fails before a byte of the request
+    /// left (they must write requests alike: same path prefix and `Host`); `target` replaces the
     /// request target (a route that strips its prefix). A `mediation` (native routes) filters the
     /// body and reshapes the answer, and its target wins over `target`; `requestID` is the one
     /// the caller already resolved for its own logs.
@@ -76,6 +78,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         keepsAuthorization: Bool = true,
         mediation: ExchangeMediation? = nil,
         pool: UpstreamPool,
+        alternates: [UpstreamPool] = [],
         target: String? = nil,
         requestID: String? = nil
     ) -> ForwardedExchange {
@@ -121,7 +124,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(
             exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID,
-            asksForUpgrade: isWebSocket, mediation: mediation
+            asksForUpgrade: isWebSocket, mediation: mediation, alternates: alternates
         )
         active[ObjectIdentifier(exchange)] = proxy
         proxy.start()

@@ -6,7 +6,7 @@ import Glibc
 /// Keep-alive connections to the upstream, one pool per event loop (loop-owned, no locks).
 public final class UpstreamPool {
     let loop: EventLoop
-    let configuration: UpstreamConfiguration
+    public let configuration: UpstreamConfiguration
     /// `configuration`'s connect and response timeouts in nanoseconds, converted once (armed on
     /// every request).
     let connectTimeoutNanoseconds: UInt64

@@ -205,12 +205,14 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .upstream(let nativeRoute?):
             serveNative(nativeRoute, exchange, identityHeaders: headers, route: admitted.route)
         case .upstream(nil):
+            let (pool, alternates) = admitted.route.nextPools()
             let forwarded = proxy.forward(
                 exchange,
                 extraHeaders: headers,
                 strippedCookie: cookieName,
                 keepsAuthorization: settings.passesAuthorization,
-                pool: admitted.route.nextPool(),
+                pool: pool,
+                alternates: alternates,
                 target: admitted.route.upstreamTarget(exchange.request.target)
             )
             closeWhenCredentialExpires(exchange, forwarded, identity: identity)
@@ -374,14 +376,16 @@ final class GatewayHandler: HTTPExchangeHandler {
     private func serveNative(_ nativeRoute: NativeRoute, _ exchange: HTTPExchange, identityHeaders: HTTPHeaders, route: ServedRoute) {
         let requestID = RequestID.resolve(from: exchange.request.headers)
         exchange.logFields["native.route"] = nativeRoute.rawValue
-        guard let (mediation, pool) = native.mediation(for: nativeRoute, exchange: exchange, requestID: requestID) else { return }
+        guard let (mediation, ownPool) = native.mediation(for: nativeRoute, exchange: exchange, requestID: requestID) else { return }
+        let (pool, alternates) = ownPool.map { ($0, []) } ?? route.nextPools()
         proxy.forward(
             exchange,
             extraHeaders: identityHeaders,
             strippedCookie: cookieName,
             keepsAuthorization: settings.passesAuthorization,
             mediation: mediation,
-            pool: pool ?? route.nextPool(),
+            pool: pool,
+            alternates: alternates,
             target: route.upstreamTarget(exchange.request.target),
             requestID: requestID
         )
@@ -503,9 +507,10 @@ final class GatewayHandler: HTTPExchangeHandler {
     }
 
     private func forwardAnonymous(_ exchange: HTTPExchange, _ route: ServedRoute) {
+        let (pool, alternates) = route.nextPools()
         proxy.forward(
             exchange, extraHeaders: HTTPHeaders(), strippedCookie: cookieName, keepsAuthorization: settings.passesAuthorization,
-            pool: route.nextPool(), target: route.upstreamTarget(exchange.request.target))
+            pool: pool, alternates: alternates, target: route.upstreamTarget(exchange.request.target))
     }
 
     // MARK: Endpoints

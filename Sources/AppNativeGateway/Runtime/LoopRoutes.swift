@@ -35,18 +35,29 @@ final class ServedRoute {
     }
 
     /// The pool the next request goes to: the route's URLs in turn, passing over one whose every
-    /// address is ejected (or whose host has not resolved) while another has one to dial.
-    func nextPool() -> UpstreamPool {
-        guard pools.count > 1 else { return pools[0] }
+    /// address is ejected (or whose host has not resolved) while another has one to dial. The
+    /// alternates are the route's other URLs after it, for the request to move on to when every
+    /// address of the first fails before a byte of it left; only those that write a request
+    /// alike (same path prefix and `Host`), since its head is written for the first.
+    func nextPools() -> (pool: UpstreamPool, alternates: [UpstreamPool]) {
+        guard pools.count > 1 else { return (pools[0], []) }
         let now = UpstreamAddresses.now
-        for _ in 0..<pools.count {
-            let pool = pools[turn]
-            turn = (turn + 1) % pools.count
-            if pool.addresses.hasHealthyAddress(at: now) { return pool }
+        var chosen = turn
+        for step in 0..<pools.count where pools[(turn + step) % pools.count].addresses.hasHealthyAddress(at: now) {
+            chosen = (turn + step) % pools.count
+            break
         }
-        let pool = pools[turn]
-        turn = (turn + 1) % pools.count
-        return pool
+        turn = (chosen + 1) % pools.count
+        let pool = pools[chosen]
+        let alternates = (1..<pools.count).map { pools[(chosen + $0) % pools.count] }.filter { Self.writeAlike(pool, $0) }
+        return (pool, alternates)
+    }
+
+    private static func writeAlike(_ a: UpstreamPool, _ b: UpstreamPool) -> Bool {
+        let x = a.configuration
+        let y = b.configuration
+        guard x.pathPrefix == y.pathPrefix, x.hostHeaderMode == y.hostHeaderMode else { return false }
+        return x.hostHeaderMode == .client || x.hostHeader == y.hostHeader
     }
 
     /// The target the upstream gets instead of the client's, when the route strips its prefix.
