@@ -143,6 +143,20 @@ for rule in policy["ingress"]:
             problem("kubernetes/networkpolicy.yaml", "the admin port is open to every namespace")
     if not rule.get("ports"):
         problem("kubernetes/networkpolicy.yaml", "an ingress rule opens every port")
+# The backends verify X-AppNative-Identity with the keys at /.auth/jwks.json on the client port:
+# the pods the gateway may reach as its upstream (egress) must be admitted to that port.
+upstream_labels = [
+    peer["podSelector"]["matchLabels"]
+    for rule in policy["egress"] for peer in rule.get("to", [])
+    if "podSelector" in peer and "namespaceSelector" in peer and not rule.get("ports")
+]
+backends_admitted = any(
+    peer.get("podSelector", {}).get("matchLabels") in upstream_labels
+    and any(port["port"] == "http" for port in rule.get("ports", []))
+    for rule in policy["ingress"] for peer in rule["from"]
+)
+if not upstream_labels or not backends_admitted:
+    problem("kubernetes/networkpolicy.yaml", "the backends (the upstream egress label) cannot reach /.auth/jwks.json on the http port")
 
 # systemd ------------------------------------------------------------------------------------
 unit = (DEPLOY / "systemd" / "app-native-gateway.service").read_text(encoding="utf-8")
