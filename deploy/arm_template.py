@@ -2,21 +2,24 @@
 parameters would produce them (used by check_consistency.py and check_config.py).
 
 The template builds both lists with one expression form only:
-    [concat(variables('a'), if(parameters('flag'), variables('b'), createArray()), …)]
-so optional parts (the push API, the browser sign-in) are left out unless their bool parameter
-is true. Anything else is refused, so the checks never judge a list they misread.
+    [concat(variables('a'), if(parameters('flag'), variables('b'), createArray()),
+            if(not(empty(parameters('value'))), variables('c'), createArray()), …)]
+so optional parts (the push API, the browser sign-in, a previous session secret) are left out
+unless their bool parameter is true or their parameter is not empty. Anything else is refused,
+so the checks never judge a list they misread.
 """
 
 import re
 
 ARGUMENT = re.compile(
-    r"variables\('(\w+)'\)|if\(parameters\('(\w+)'\), variables\('(\w+)'\), createArray\(\)\)"
+    r"variables\('(\w+)'\)"
+    r"|if\((?:parameters\('(\w+)'\)|not\(empty\(parameters\('(\w+)'\)\)\)), variables\('(\w+)'\), createArray\(\)\)"
 )
 
 
 def expand(template: dict, expression, parameters: dict) -> list:
-    """The list `expression` yields, with `parameters` (name → value) for the bool flags;
-    a flag not given takes its default. A literal list is returned as it is."""
+    """The list `expression` yields, with `parameters` (name → value) for the conditions; a
+    parameter not given takes its default. A literal list is returned as it is."""
     if isinstance(expression, list):
         return expression
     body = re.fullmatch(r"\[concat\((.*)\)\]", expression)
@@ -30,17 +33,22 @@ def expand(template: dict, expression, parameters: dict) -> list:
         if match.group(1):
             items += template["variables"][match.group(1)]
         else:
-            flag = match.group(2)
-            value = parameters.get(flag, template["parameters"][flag].get("defaultValue"))
-            if value:
-                items += template["variables"][match.group(3)]
+            condition = match.group(2) or match.group(3)
+            if parameters.get(condition, template["parameters"][condition].get("defaultValue")):
+                items += template["variables"][match.group(4)]
         position = match.end()
         if text.startswith(", ", position):
             position += 2
     return items
 
 
+def conditions(template: dict, expression) -> list[str]:
+    """The parameters that decide which parts of the expression are used."""
+    if isinstance(expression, list):
+        return []
+    return [a or b for a, b in re.findall(r"if\((?:parameters\('(\w+)'\)|not\(empty\(parameters\('(\w+)'\)\)\)),", expression)]
+
+
 def every_part(template: dict, expression) -> list:
-    """Every entry the expression can yield, whatever the flags."""
-    flags = {name for name, spec in template["parameters"].items() if spec["type"] == "bool"}
-    return expand(template, expression, {flag: True for flag in flags})
+    """Every entry the expression can yield, whatever the parameters."""
+    return expand(template, expression, {name: True for name in conditions(template, expression)})

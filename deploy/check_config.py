@@ -116,18 +116,19 @@ by_parameter = {
     "appleAppIds": "APPLE_APP_IDS", "apnsKeyId": "APNS_KEY_ID", "apnsTeamId": "APNS_TEAM_ID",
     "apnsBundleId": "APNS_BUNDLE_ID", "deadTokenWebhookUrl": "DEAD_TOKEN_WEBHOOK_URL", "sessionSecret": "SESSION_SECRET",
     "assertionKeys": "ASSERTION_KEYS", "apnsKey": "APNS_KEY", "pushApiKeys": "PUSH_API_KEYS",
-    "entraClientSecret": "ENTRA_CLIENT_SECRET",
+    "entraClientSecret": "ENTRA_CLIENT_SECRET", "sessionSecretPrevious": "SESSION_SECRET_PREVIOUS",
 }
 FILLED.update({
     "ENTRA_API_CLIENT_ID": "00000000-0000-4000-8000-0000000a0a1d",
     "ENTRA_CLIENT_ID": "00000000-0000-4000-8000-0000000c11e7",
     "ENTRA_CLIENT_SECRET": secrets.token_urlsafe(32),
     "PUBLIC_URL": "https://apps.example.com",
+    "SESSION_SECRET_PREVIOUS": secrets.token_urlsafe(48),
 })
 shapes = {
     "ID tokens, no push, no sign-in": {"given": {"entraAudience"}, "flags": {}},
-    "access tokens, push, sign-in": {
-        "given": {"entraApiClientId", "appleAppIds", "apnsKeyId", "apnsTeamId", "apnsBundleId", "deadTokenWebhookUrl",
+    "access tokens, push, sign-in, a previous session secret": {
+        "given": {"entraApiClientId", "sessionSecretPrevious", "appleAppIds", "apnsKeyId", "apnsTeamId", "apnsBundleId", "deadTokenWebhookUrl",
                   "apnsKey", "pushApiKeys", "entraClientId", "entraClientSecret", "publicUrl"},
         "flags": {"enablePush": True, "browserSignIn": True},
     },
@@ -156,12 +157,13 @@ def evaluate(value: str, shape: dict) -> str:
 
 
 for label, shape in shapes.items():
+    values = {name: parameter_value(name, shape) for name in template["parameters"]}
     secret_values = {
         item["name"]: item["value"]
-        for item in arm_template.expand(template, app["properties"]["configuration"]["secrets"], shape["flags"])
+        for item in arm_template.expand(template, app["properties"]["configuration"]["secrets"], values)
     }
     environment = {}
-    for entry in arm_template.expand(template, app["properties"]["template"]["containers"][0]["env"], shape["flags"]):
+    for entry in arm_template.expand(template, app["properties"]["template"]["containers"][0]["env"], values):
         environment[entry["name"]] = evaluate(entry.get("value") or secret_values[entry["secretRef"]], shape)
     check(f"azure container env ({label})", environment, shipped_must_fail=False)
 

@@ -228,7 +228,10 @@ for entry in aca_env:
         problem("azure/azuredeploy.json", f"{entry['name']} refers to a secret {entry['secretRef']} the template does not define")
 # An optional secret is defined exactly when its environment entry is (Container Apps refuses a
 # secretRef to a missing secret, and a secret nobody reads is a value stored for nothing).
-for flag in [name for name, spec in template["parameters"].items() if spec["type"] == "bool"]:
+aca_conditions = arm_template.conditions(template, aca["template"]["containers"][0]["env"])
+if set(aca_conditions) != set(arm_template.conditions(template, aca["configuration"]["secrets"])):
+    problem("azure/azuredeploy.json", "the secrets and the environment have different optional parts")
+for flag in aca_conditions:
     for value in (False, True):
         env_refs = {e["secretRef"] for e in arm_template.expand(template, aca["template"]["containers"][0]["env"], {flag: value}) if "secretRef" in e}
         defined = {s["name"] for s in arm_template.expand(template, aca["configuration"]["secrets"], {flag: value})}
@@ -245,6 +248,14 @@ if template["parameters"]["minReplicas"]["minValue"] < 3:
     problem("azure/azuredeploy.json", "minReplicas may go below 3")
 if aca["configuration"]["ingress"]["targetPort"] != port_of(aca_values["LISTEN"]):
     problem("azure/azuredeploy.json", "ingress targetPort differs from LISTEN")
+
+example = json.loads((DEPLOY / "azure" / "azuredeploy.parameters.example.json").read_text(encoding="utf-8"))
+for name in example["parameters"]:
+    if name not in template["parameters"]:
+        problem("azure/azuredeploy.parameters.example.json", f"{name} is not a parameter of azuredeploy.json")
+for name, spec in template["parameters"].items():
+    if "defaultValue" not in spec and name not in example["parameters"]:
+        problem("azure/azuredeploy.parameters.example.json", f"required parameter {name} is missing")
 
 # Dockerfile ---------------------------------------------------------------------------------
 dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
