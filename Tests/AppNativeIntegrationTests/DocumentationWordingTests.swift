@@ -52,7 +52,7 @@ struct DocumentationWordingTests {
         for page in pages {
             findings += try Self.findings(in: String(contentsOfFile: Self.root + "/" + page, encoding: .utf8), page: page)
         }
-        #expect(findings.isEmpty, "describe the product as it is:\n" + findings.joined(separator: "\n"))
+        #expect(findings.isEmpty, "describe the product as it is:\n\(findings.joined(separator: "\n"))")
     }
 
     @Test("the check finds each forbidden phrase, and not the words that merely contain one")
