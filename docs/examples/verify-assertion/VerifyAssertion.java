@@ -9,6 +9,9 @@
 // verify each request's header with verify. A JSON library the backend already has can replace
 // the small parser at the end.
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
 import java.math.BigInteger;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -98,8 +101,9 @@ public final class VerifyAssertion {
         }
         try {
             String claims = verify(arguments[1], fetchKeys(arguments[0]), Instant.now());
-            // Key users by sub (the Entra object id) and tid, never by email.
-            System.out.println(claims);
+            // Key users by sub (the Entra object id) and tid, never by email. The claims are UTF-8
+            // JSON, whatever the platform's default charset.
+            new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8).println(claims);
         } catch (Exception error) {
             System.err.println("refused: " + error.getMessage());
             System.exit(1);
