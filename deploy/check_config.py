@@ -21,7 +21,8 @@ from pathlib import Path
 
 import yaml
 
-import arm_template
+sys.dont_write_bytecode = True  # no __pycache__ left in deploy/ by the import below
+import arm_template  # noqa: E402
 
 ROOT = Path(sys.argv[1])
 BINARY = sys.argv[2]

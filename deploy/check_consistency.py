@@ -18,7 +18,8 @@ from pathlib import Path
 
 import yaml
 
-import arm_template
+sys.dont_write_bytecode = True  # no __pycache__ left in deploy/ by the import below
+import arm_template  # noqa: E402
 
 ROOT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
