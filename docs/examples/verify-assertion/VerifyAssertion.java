@@ -44,6 +44,8 @@ public final class VerifyAssertion {
 
     /** Why an assertion is refused. */
     static final class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+
         Refused(String reason) { super(reason); }
     }
 
