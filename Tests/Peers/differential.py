@@ -902,7 +902,7 @@ def reason_for(entry: dict[str, Any]) -> str:
         for pattern, reason in DOCUMENTED_INPUTS:
             if pattern.search(entry["id"]):
                 return reason
-    return f"not yet fixed: {entry['classification']}"
+    return f"open: {entry['classification']}"
 
 
 def classify(case: Case, ref: dict[str, Any], gw: dict[str, Any], aspects: list[str], raw: list[dict[str, Any]]) -> str:
