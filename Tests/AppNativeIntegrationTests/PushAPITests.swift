@@ -103,7 +103,7 @@ struct PushAPITests {
         let (status, answer) = try await fixture.post("/push/silent", key: Self.keys[0], json: body, port: pushPort)
         #expect(status == 200)
         #expect(answer["sent"] == 1)
-        // The admin listener no longer knows the API: a POST there is refused like any other.
+        // With a listener of its own, the API is not on the admin listener: a POST there is refused like any other.
         #expect(try await fixture.post("/push/silent", key: Self.keys[0], json: body).0 == 405)
         #expect(try fixture.fake.records().count == 1)
         let health = try await blocking { try RawHTTPClient.get(port: pushPort, "/metrics") }
