@@ -173,7 +173,7 @@ struct PushAPITests {
     @Test("every kind decodes to the same notification as the builder")
     func decoding() throws {
         func decode(_ kind: String, _ json: String) throws -> PushRequest {
-            try PushRequest.decode(kind: kind, body: Array(json.utf8), maxBatch: 10).get()
+            try PushRequest.decode(kind: #require(PushKind(rawValue: kind)), body: Array(json.utf8), maxBatch: 10).get()
         }
         let token = #""tokens":["\#(Self.ok)"]"#
         #expect(try decode("widgets", "{\(token),\"webapp_id\":\"w\",\"widgets\":[]}").notification.payload["widgets"] == [])
@@ -228,7 +228,7 @@ struct PushAPITests {
                 Issue.record("a valid head with length \(length.map(String.init) ?? "none") was refused")
                 continue
             }
-            #expect(request.kind == "live-activity/end")
+            #expect(request.kind == .liveActivityEnd)
         }
     }
 
