@@ -151,7 +151,7 @@ public final class APNsSender: Sendable {
             switch slot {
             case .sent(let result): results.append(result)
             case .failed(let error): throw error
-            case nil: preconditionFailure("every batch slot is filled")
+            case nil: preconditionFailure("a batch slot is empty, yet every push started in the group reports back before it ends")
             }
         }
         return results
