@@ -39,7 +39,9 @@ enum ConfigCommand {
             from a `KEY=value` file (blank lines and `#` comments ignored; the environment wins).
             `config check` validates without starting and reports every problem, each naming its
             variable (exit code 2); `serve` refuses to start the same way. Secret values are never
-            printed.
+            printed. Every switch (a default of `true` or `false`; blank is unset, the default)
+            reads `true`, `1`, `yes`, `on` and `false`, `0`, `no`, `off`, in any letter case;
+            any other value is a problem naming the setting.
 
             """
         var sections: [String] = []

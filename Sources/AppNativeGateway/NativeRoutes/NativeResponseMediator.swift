@@ -26,7 +26,7 @@ final class NativeResponseMediator: ResponseMediator {
     func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> MediatedAnswer {
         switch status {
         case 200..<300:
-            return success(body: status == 204 ? [] : body)
+            return success(body: status == 204 ? [] : body, headers: headers)
         case 400..<500:
             return NativeAnswers.passThrough(status: status, headers: headers, body: body)
         default:
@@ -38,12 +38,12 @@ final class NativeResponseMediator: ResponseMediator {
         }
     }
 
-    private func success(body: [UInt8]) -> MediatedAnswer {
+    private func success(body: [UInt8], headers: HTTPHeaders) -> MediatedAnswer {
         switch route.shape {
         case .event:
             return route == .liveActivities ? NativeAnswers.noContent : NativeAnswers.ok
         case .document:
-            return .json(status: 200, NativeContract.documentAnswer(upstreamBody: body))
+            return .json(status: 200, NativeContract.documentAnswer(upstreamBody: body, contentType: headers.first("Content-Type")))
         case .feed:
             guard let feed = NativeContract.feed(route, upstreamBody: body) else {
                 return invalid("the upstream's feed is not a valid \(route.rawValue) feed")
