@@ -43,11 +43,11 @@ public final class UpstreamPool {
         self.configuration = configuration
         let labels = ["loop": String(loop.index)]
         self.metrics = PoolMetrics(
-            open: metrics.gauge("upstream.pool.open", labels: labels, help: "Open upstream connections per loop"),
-            idle: metrics.gauge("upstream.pool.idle", labels: labels, help: "Idle pooled upstream connections per loop"),
-            connects: metrics.counter("upstream.connects", help: "New upstream connections"),
-            reuses: metrics.counter("upstream.reuses", help: "Exchanges served on a pooled connection"),
-            retired: metrics.counter("upstream.retired", help: "Pooled upstream connections closed because their address is no longer listed")
+            open: metrics.gauge(MetricCatalogue.upstreamPoolOpen, labels: labels),
+            idle: metrics.gauge(MetricCatalogue.upstreamPoolIdle, labels: labels),
+            connects: metrics.counter(MetricCatalogue.upstreamConnects),
+            reuses: metrics.counter(MetricCatalogue.upstreamReuses),
+            retired: metrics.counter(MetricCatalogue.upstreamRetired)
         )
         checkedGeneration = configuration.addresses.generation
         if configuration.target.literal == nil { loop.arm(retirementCheck, after: Self.retirementCheckInterval) }

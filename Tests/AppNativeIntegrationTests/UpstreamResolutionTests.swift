@@ -135,8 +135,8 @@ struct UpstreamResolutionTests {
         #expect(retired, "\(pooled) connections still open to \(Self.first)")
         #expect(fixture.gateway.logs.contains("upstream addresses changed"))
         let metrics = try await fixture.metrics()
-        #expect(metrics.contains("appnative_upstream_retired "), "\(metrics)")
-        #expect(!metrics.contains("appnative_upstream_retired 0\n"))
+        #expect(metrics.contains("appnative_upstream_retired_total "), "\(metrics)")
+        #expect(!metrics.contains("appnative_upstream_retired_total 0\n"))
     }
 
     @Test("a name listing two addresses: new connections go to both in turn")
@@ -243,7 +243,7 @@ struct UpstreamResolutionTests {
         }
         #expect(back)
         let metrics = try await fixture.metrics()
-        #expect(metrics.contains(#"appnative_upstream_ejections{address="127.0.0.3:\#(fixture.backendPort)""#), "\(metrics)")
+        #expect(metrics.contains(#"appnative_upstream_ejections_total{address="127.0.0.3:\#(fixture.backendPort)""#), "\(metrics)")
     }
 
     @Test("a native route's own URL (NATIVE_UPSTREAM_<ROUTE>_URL) whose name resolves only later: 502 naming the host, then served")

@@ -27,11 +27,15 @@ public final class Gateway: Sendable {
     /// The access policy in force, when `ACCESS_POLICY_FILE` is set (`reloadFiles`).
     private let accessPolicy: AccessPolicySource?
     private let policyReloads: [String: Counter]
+    private let certificateExpiry: Gauge?
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        metrics.gauge(MetricCatalogue.buildInfo, labels: ["version": GatewayVersion.current]).set(1)
+        metrics.gauge(MetricCatalogue.httpConnectionsLimit).set(configuration.server.maxConnections)
+        certificateExpiry = configuration.server.tls.map { _ in metrics.gauge(MetricCatalogue.tlsCertificateExpiry) }
         let identity = configuration.identity
         let fetcher = try identity.jwksFetcher ?? HTTPJWKSFetcher(url: identity.entra.jwksURL)
         let verifier = EntraTokenVerifier(
@@ -58,7 +62,7 @@ public final class Gateway: Sendable {
         }
         self.accessPolicy = accessPolicy
         policyReloads = Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
-            ($0, metrics.counter("config.reloads", labels: ["file": "ACCESS_POLICY_FILE", "outcome": $0], help: "Reloads of a configuration file on SIGHUP"))
+            ($0, metrics.counter(MetricCatalogue.configReloads, labels: ["file": "ACCESS_POLICY_FILE", "outcome": $0]))
         })
         var settings = IdentitySettings(
             authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
@@ -172,6 +176,7 @@ public final class Gateway: Sendable {
     /// soon as the ready line appears must not get 503 only because that download was under way.
     /// Readiness (`/readyz`) follows the keys from then on; the refresher retries until they load.
     public func start() async {
+        publishCertificateExpiry()
         // Each upstream URL's host is looked up once here, then by its resolver thread; a name
         // that does not resolve yet leaves the gateway running but not ready.
         configuration.upstream.addresses.start(metrics: metrics, logger: logger)
@@ -193,6 +198,7 @@ public final class Gateway: Sendable {
     /// checked keeps the policy in force: the problem is logged and counted
     /// (`config.reloads{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {
+        publishCertificateExpiry()
         guard let accessPolicy else { return }
         do {
             try accessPolicy.reload()
@@ -202,6 +208,12 @@ public final class Gateway: Sendable {
             policyReloads["failed"]?.increment()
             logger.error("access policy reload failed; keeping the policy in force", ["file": accessPolicy.path, "error": error.description])
         }
+    }
+
+    /// The expiry of the certificate in use; `reloadFiles` runs after a SIGHUP's TLS reload, so
+    /// the metric follows a renewed certificate.
+    private func publishCertificateExpiry() {
+        if let notAfter = configuration.server.tls?.certificateNotAfter { certificateExpiry?.set(notAfter) }
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.
