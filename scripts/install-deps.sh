@@ -16,6 +16,9 @@ packages=(
   nginx-light wrk caddy curl haproxy apache2-bin libapache2-mod-auth-openidc procps
   # Benchmarks/apns.sh: h2load posts to the fake APNs server (its ceiling)
   nghttp2-client
+  # promtool (Debian ships it in prometheus): `check metrics` on /metrics, `check rules` and
+  # `test rules` on deploy/prometheus/ (PrometheusToolTests)
+  prometheus
   # Tests/Peers/browser_suite.py: headless Chromium (driven by Playwright) and a font for its pages
   chromium fonts-dejavu-core
 )

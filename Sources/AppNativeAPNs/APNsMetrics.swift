@@ -1,6 +1,6 @@
 import AppNativeCore
 
-/// The sender's metrics (docs/style.md §3 keys). Counters per kind and outcome are created once, so
+/// The sender's metrics (descriptors in `MetricCatalogue`). Counters per kind and outcome are created once, so
 /// the hot path takes no registry lock; reasons are looked up only on refusals.
 struct APNsMetrics: Sendable {
     private let registry: MetricsRegistry

@@ -76,7 +76,7 @@ enum ConfigCommand {
             let labels = metric.labels.map { label in
                 label.meaning.isEmpty ? "`\(label.name)`" : "`\(label.name)`: \(label.meaning)"
             }
-            let meaning = metric.detail.isEmpty ? metric.help : metric.help + ". " + metric.detail
+            let meaning = metric.help + "." + (metric.detail.isEmpty ? "" : " " + metric.detail)
             let cells = ["`\(metric.name)`", metric.kind.typeName, labels.isEmpty ? "–" : labels.joined(separator: "; "), meaning]
             out += "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
         }

@@ -196,7 +196,7 @@ public final class Gateway: Sendable {
     /// `SIGHUP`: reads `ACCESS_POLICY_FILE` again and swaps the policy in whole for new requests
     /// (requests in flight finish on the one they started with). A file that cannot be read or
     /// checked keeps the policy in force: the problem is logged and counted
-    /// (`config.reloads{file,outcome}`), and the gateway keeps serving.
+    /// (`appnative_config_reloads_total{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {
         publishCertificateExpiry()
         guard let accessPolicy else { return }

@@ -264,7 +264,7 @@ struct DiscoveredKeySetFetcher: JWKSFetching {
     }
 }
 
-/// `signin.started`, `signin.completed` and `signin.failures{reason}`.
+/// `appnative_signin_started_total`, `appnative_signin_completed_total` and `appnative_signin_failures_total{reason}`.
 final class SignInMetrics: Sendable {
     let started: Counter
     let completed: Counter
