@@ -175,6 +175,21 @@ struct PrometheusToolTests {
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
 
+    @Test("every catalogued metric is created by the code, and the code creates metrics only from the catalogue")
+    func catalogueUsed() throws {
+        var referenced = Set<String>()
+        let sources = Self.root + "/Sources"
+        let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        for file in files where !file.hasSuffix("MetricCatalogue.swift") {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for piece in text.components(separatedBy: "MetricCatalogue.").dropFirst() {
+                let name = String(piece.prefix { $0.isLetter || $0.isNumber })
+                if name != "all" && name != "descriptor" { referenced.insert(name) }
+            }
+        }
+        #expect(referenced.count == MetricCatalogue.all.count, "Sources use \(referenced.sorted())")
+    }
+
     @Test("every metric name in docs/, the rules and the benchmarks exists")
     func namesInFiles() throws {
         var files = ["deploy/prometheus/alerts.yml", "deploy/prometheus/alerts.test.yml", "README.md"]
