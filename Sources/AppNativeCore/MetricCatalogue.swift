@@ -43,20 +43,27 @@ public enum MetricCatalogue: Sendable {
     public static let upstreamDuration = MetricDescriptor.histogram(
         "appnative_upstream_duration_seconds", upperBounds: requestBounds,
         help: "Time to the upstream's response head")
+    static let routeLabel = MetricDescriptor.Label("route", "`ROUTES_FILE`'s route name, `default` for `UPSTREAM_URL`")
+
     public static let upstreamPoolOpen = MetricDescriptor.gauge(
-        "appnative_upstream_pool_open", help: "Open upstream connections per loop",
-        labels: [.init("loop", "the event loop's index")])
+        "appnative_upstream_pool_open", help: "Open upstream connections per loop and route",
+        labels: [.init("loop", "the event loop's index"), routeLabel])
     public static let upstreamPoolIdle = MetricDescriptor.gauge(
-        "appnative_upstream_pool_idle", help: "Idle pooled upstream connections per loop",
-        labels: [.init("loop", "the event loop's index")])
+        "appnative_upstream_pool_idle", help: "Idle pooled upstream connections per loop and route",
+        labels: [.init("loop", "the event loop's index"), routeLabel])
     public static let upstreamConnects = MetricDescriptor.counter(
-        "appnative_upstream_connects_total", help: "New upstream connections")
+        "appnative_upstream_connects_total", help: "New upstream connections", labels: [routeLabel])
     public static let upstreamReuses = MetricDescriptor.counter(
-        "appnative_upstream_reuses_total", help: "Exchanges served on a pooled connection")
+        "appnative_upstream_reuses_total", help: "Exchanges served on a pooled connection", labels: [routeLabel])
     public static let upstreamRetired = MetricDescriptor.counter(
         "appnative_upstream_retired_total",
-        help: "Pooled upstream connections closed because their address is no longer listed",
-        detail: "The address left the host name's answer.")
+        help: "Pooled upstream connections closed because their address is no longer listed or their route was reloaded away",
+        labels: [routeLabel],
+        detail: "The address left the host name's answer, or the route left `ROUTES_FILE`.")
+    public static let upstreamResponses = MetricDescriptor.counter(
+        "appnative_upstream_responses_total",
+        help: "Answers to requests forwarded on a route, by status class (as the client got them)",
+        labels: [routeLabel, .init("status", "`1xx`, `2xx`, `3xx`, `4xx`, `5xx`")])
     public static let upstreamAddresses = MetricDescriptor.gauge(
         "appnative_upstream_addresses", help: "Upstream addresses by state",
         labels: [.init("upstream", "the URL's `host:port`"), .init("state", "`healthy` (dialled), `ejected` (skipped after a refused or timed-out connect)")],
@@ -78,7 +85,7 @@ public enum MetricCatalogue: Sendable {
 
     public static let configReloads = MetricDescriptor.counter(
         "appnative_config_reloads_total", help: "Reloads of a configuration file on SIGHUP",
-        labels: [.init("file", "the setting naming the file (`ACCESS_POLICY_FILE`)"), .init("outcome", "`ok`, `failed`")],
+        labels: [.init("file", "the setting naming the file: `ACCESS_POLICY_FILE`, `ROUTES_FILE`"), .init("outcome", "`ok`, `failed`")],
         detail: "A failed reload keeps what was in force.")
 
     // MARK: Authentication
@@ -189,7 +196,7 @@ public enum MetricCatalogue: Sendable {
         buildInfo,
         httpConnectionsOpen, httpConnectionsLimit, httpConnectionsAccepted, httpConnectionsRejected,
         httpRequests, httpRequestDuration, httpErrors,
-        upstreamDuration, upstreamPoolOpen, upstreamPoolIdle, upstreamConnects, upstreamReuses, upstreamRetired,
+        upstreamResponses, upstreamDuration, upstreamPoolOpen, upstreamPoolIdle, upstreamConnects, upstreamReuses, upstreamRetired,
         upstreamAddresses, upstreamEjections, upstreamDNSFailures,
         tlsCertificateExpiry, configReloads,
         authOutcomes, authTokenCacheLookups, authKeyWaits, jwksRefreshes, jwksKeys, jwksLastSuccess,

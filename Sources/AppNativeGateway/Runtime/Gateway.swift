@@ -26,8 +26,11 @@ public final class Gateway: Sendable {
     private let signIn: BrowserSignIn?
     /// The access policy in force, when `ACCESS_POLICY_FILE` is set (`reloadFiles`).
     private let accessPolicy: AccessPolicySource?
+    /// The routes in force (`ROUTES_FILE`, or `UPSTREAM_URL` alone; `reloadFiles`).
+    private let routes: RoutesSource
     private let policyReloads: [String: Counter]
     private let certificateExpiry: Gauge?
+    private let routesReloads: [String: Counter]
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
@@ -61,9 +64,12 @@ public final class Gateway: Sendable {
             AccessPolicySource(path: identity.accessPolicyFile ?? "", policy: policy)
         }
         self.accessPolicy = accessPolicy
-        policyReloads = Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
-            ($0, metrics.counter(MetricCatalogue.configReloads, labels: ["file": "ACCESS_POLICY_FILE", "outcome": $0]))
-        })
+        policyReloads = Self.reloadCounters(metrics, file: "ACCESS_POLICY_FILE")
+        routesReloads = Self.reloadCounters(metrics, file: "ROUTES_FILE")
+        let routes = RoutesSource(
+            path: configuration.routesFile, routes: configuration.routes, catchAll: configuration.upstream,
+            settings: configuration.upstreamSettings)
+        self.routes = routes
         var settings = IdentitySettings(
             authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
             assertions: IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience),
@@ -107,7 +113,7 @@ public final class Gateway: Sendable {
         server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
             let proxy = ProxyHandler(
                 loop: loop,
-                upstream: configuration.upstream,
+                upstream: nil,
                 trustedProxies: configuration.trustedProxies,
                 removingFields: removedFields,
                 // The sign-in's attempt cookies (on https `Path=/`, so sent with every request
@@ -131,6 +137,8 @@ public final class Gateway: Sendable {
                 loop: loop,
                 proxy: proxy,
                 native: native,
+                routes: routes,
+                registry: metrics,
                 appSiteAssociation: appSiteAssociation,
                 openAPIDocument: openAPIDocument,
                 settings: settings,
@@ -147,12 +155,11 @@ public final class Gateway: Sendable {
             push = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
         }
         let ownListener = configuration.push.listenAddress
-        let upstreamAddresses = configuration.upstream.addresses
         admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] loop in
             // Ready once the tenant's keys are loaded: before that every token would get 503.
-            // …and once the upstream's host resolved (before that every request would get 502).
+            // …and once every route's upstream host resolved (before that its requests would get 502).
             AdminHandler(
-                loop: loop, metrics: metrics, isReady: { verifier.keys.isLoaded && upstreamAddresses.isResolved },
+                loop: loop, metrics: metrics, isReady: { verifier.keys.isLoaded && routes.isResolved },
                 push: ownListener == nil ? push : nil)
         }
         if let push, let ownListener {
@@ -179,7 +186,7 @@ public final class Gateway: Sendable {
         publishCertificateExpiry()
         // Each upstream URL's host is looked up once here, then by its resolver thread; a name
         // that does not resolve yet leaves the gateway running but not ready.
-        configuration.upstream.addresses.start(metrics: metrics, logger: logger)
+        routes.start(metrics: metrics, logger: logger)
         for route in configuration.native.routeUpstreams.values {
             route.upstream.addresses.start(metrics: metrics, logger: logger)
         }
@@ -193,21 +200,38 @@ public final class Gateway: Sendable {
         await signIn?.waitUntilReady(timeout: .seconds(10))
     }
 
-    /// `SIGHUP`: reads `ACCESS_POLICY_FILE` again and swaps the policy in whole for new requests
-    /// (requests in flight finish on the one they started with). A file that cannot be read or
-    /// checked keeps the policy in force: the problem is logged and counted
+    /// `SIGHUP`: reads `ACCESS_POLICY_FILE` and `ROUTES_FILE` again and swaps each in whole for
+    /// new requests (requests in flight finish on what they started with). A file that cannot be
+    /// read or checked keeps what is in force: the problem is logged and counted
     /// (`appnative_config_reloads_total{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {
         publishCertificateExpiry()
-        guard let accessPolicy else { return }
-        do {
-            try accessPolicy.reload()
-            policyReloads["ok"]?.increment()
-            logger.info("access policy reloaded", ["file": accessPolicy.path])
-        } catch {
-            policyReloads["failed"]?.increment()
-            logger.error("access policy reload failed; keeping the policy in force", ["file": accessPolicy.path, "error": error.description])
+        if let accessPolicy {
+            do {
+                try accessPolicy.reload()
+                policyReloads["ok"]?.increment()
+                logger.info("access policy reloaded", ["file": accessPolicy.path])
+            } catch {
+                policyReloads["failed"]?.increment()
+                logger.error("access policy reload failed; keeping the policy in force", ["file": accessPolicy.path, "error": error.description])
+            }
         }
+        if let path = routes.path {
+            do {
+                try routes.reload()
+                routesReloads["ok"]?.increment()
+                logger.info("routes reloaded", ["file": path, "routes": String(routes.routes.routes.table.routes.count)])
+            } catch {
+                routesReloads["failed"]?.increment()
+                logger.error("routes reload failed; keeping the routes in force", ["file": path, "error": error.description])
+            }
+        }
+    }
+
+    private static func reloadCounters(_ metrics: MetricsRegistry, file: String) -> [String: Counter] {
+        Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
+            ($0, metrics.counter(MetricCatalogue.configReloads, labels: ["file": file, "outcome": $0]))
+        })
     }
 
     /// The expiry of the certificate in use; `reloadFiles` runs after a SIGHUP's TLS reload, so
