@@ -18,6 +18,9 @@ packages=(
   golang-go default-jdk-headless
   # Benchmarks/apns.sh: h2load posts to the fake APNs server (its ceiling)
   nghttp2-client
+  # promtool (Debian ships it in prometheus): `check metrics` on /metrics, `check rules` and
+  # `test rules` on deploy/prometheus/ (PrometheusToolTests)
+  prometheus
   # Tests/Peers/browser_suite.py: headless Chromium (driven by Playwright) and a font for its pages
   chromium fonts-dejavu-core
 )

@@ -66,12 +66,12 @@ final class PushAPI: Sendable {
         self.logger = logger
         var requests: [String: Counter] = [:]
         for status in ["200", "401", "404", "405", "413", "422", "503"] {
-            requests[status] = metrics.counter("push_api.requests", labels: ["status": status], help: "Push API requests")
+            requests[status] = metrics.counter(MetricCatalogue.pushAPIRequests, labels: ["status": status])
         }
         self.requests = requests
         webhookOutcomes = Dictionary(
             uniqueKeysWithValues: ["delivered", "failed"].map {
-                ($0, metrics.counter("push_api.dead_token_webhook", labels: ["outcome": $0], help: "Dead-token webhook calls"))
+                ($0, metrics.counter(MetricCatalogue.pushAPIDeadTokenWebhook, labels: ["outcome": $0]))
             })
     }
 

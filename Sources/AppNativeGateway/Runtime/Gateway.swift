@@ -29,12 +29,16 @@ public final class Gateway: Sendable {
     /// The routes in force (`ROUTES_FILE`, or `UPSTREAM_URL` alone; `reloadFiles`).
     private let routes: RoutesSource
     private let policyReloads: [String: Counter]
+    private let certificateExpiry: Gauge?
     private let routesReloads: [String: Counter]
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        metrics.gauge(MetricCatalogue.buildInfo, labels: ["version": GatewayVersion.current]).set(1)
+        metrics.gauge(MetricCatalogue.httpConnectionsLimit).set(configuration.server.maxConnections)
+        certificateExpiry = configuration.server.tls.map { _ in metrics.gauge(MetricCatalogue.tlsCertificateExpiry) }
         let identity = configuration.identity
         let fetcher = try identity.jwksFetcher ?? HTTPJWKSFetcher(url: identity.entra.jwksURL)
         let verifier = EntraTokenVerifier(
@@ -179,6 +183,7 @@ public final class Gateway: Sendable {
     /// soon as the ready line appears must not get 503 only because that download was under way.
     /// Readiness (`/readyz`) follows the keys from then on; the refresher retries until they load.
     public func start() async {
+        publishCertificateExpiry()
         // Each upstream URL's host is looked up once here, then by its resolver thread; a name
         // that does not resolve yet leaves the gateway running but not ready.
         routes.start(metrics: metrics, logger: logger)
@@ -198,8 +203,9 @@ public final class Gateway: Sendable {
     /// `SIGHUP`: reads `ACCESS_POLICY_FILE` and `ROUTES_FILE` again and swaps each in whole for
     /// new requests (requests in flight finish on what they started with). A file that cannot be
     /// read or checked keeps what is in force: the problem is logged and counted
-    /// (`config.reloads{file,outcome}`), and the gateway keeps serving.
+    /// (`appnative_config_reloads_total{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {
+        publishCertificateExpiry()
         if let accessPolicy {
             do {
                 try accessPolicy.reload()
@@ -224,8 +230,14 @@ public final class Gateway: Sendable {
 
     private static func reloadCounters(_ metrics: MetricsRegistry, file: String) -> [String: Counter] {
         Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
-            ($0, metrics.counter("config.reloads", labels: ["file": file, "outcome": $0], help: "Reloads of a configuration file on SIGHUP"))
+            ($0, metrics.counter(MetricCatalogue.configReloads, labels: ["file": file, "outcome": $0]))
         })
+    }
+
+    /// The expiry of the certificate in use; `reloadFiles` runs after a SIGHUP's TLS reload, so
+    /// the metric follows a renewed certificate.
+    private func publishCertificateExpiry() {
+        if let notAfter = configuration.server.tls?.certificateNotAfter { certificateExpiry?.set(notAfter) }
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.
