@@ -195,8 +195,8 @@ struct PrometheusToolTests {
         var files = ["deploy/prometheus/alerts.yml", "deploy/prometheus/alerts.test.yml", "README.md"]
         for directory in ["docs", "Benchmarks"] {
             let entries = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/" + directory)
-            // metric-renames.md lists the names metrics had before.
-            files += entries.filter { ($0.hasSuffix(".md") || $0.hasSuffix(".sh")) && $0 != "metric-renames.md" }.map { directory + "/" + $0 }
+            // CHANGELOG.md (not scanned) lists the names metrics had before.
+            files += entries.filter { $0.hasSuffix(".md") || $0.hasSuffix(".sh") }.map { directory + "/" + $0 }
         }
         let families = ["http", "upstream", "jwks", "auth", "apns", "graph", "native", "push_api", "config", "signin", "authorize", "tls", "build"]
         for file in files {
