@@ -1,4 +1,5 @@
 public import AppNativeJSON
+import AppNativeHTTP
 import AppNativeProxy
 
 extension OTLPBatch {

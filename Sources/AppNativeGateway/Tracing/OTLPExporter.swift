@@ -1,4 +1,4 @@
-import AppNativeClient
+public import AppNativeClient
 import Dispatch
 public import AppNativeCore
 public import AppNativeProxy

@@ -42,8 +42,9 @@ public enum TraceSampler: Sendable, Hashable {
         case .alwaysOff: return false
         case .traceIDRatio(let ratio):
             // The low 56 bits: the part of a trace id W3C Trace Context Level 2 asks to be random.
-            let bound = ratio * Double(1 << 56)
-            return Double(traceID.low & ((1 << 56) - 1)) < bound
+            // Compared as integers: the ratio's bound is exact, and ratio 1 keeps every trace.
+            let bound = UInt64((min(max(ratio, 0), 1) * Double(UInt64(1) << 56)).rounded(.down))
+            return traceID.low & ((UInt64(1) << 56) - 1) < bound
         case .parentBased(let root):
             if let parent { return parent.isSampled }
             return root.isSampled(traceID, parent: nil)
