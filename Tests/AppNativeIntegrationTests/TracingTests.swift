@@ -141,7 +141,7 @@ struct TracingTests {
         let receiver = try await Self.startReceiver()
         defer { receiver.stop() }
         let fixture = try await ProxyFixture.start([
-            "ACCESS_LOG": "true", "PUBLIC_PATHS": "/public",
+            "ACCESS_LOG": "true", "PUBLIC_PATHS": "/echo",
             "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:\(receiver.port)/v1/traces",
             "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
             "OTEL_BSP_SCHEDULE_DELAY": "50",
@@ -161,7 +161,7 @@ struct TracingTests {
         }
         #expect(verified.status == 200)
         let unsampled = try await blocking {
-            try RawHTTPClient.get(port: port, "/public/echo", headers: ["traceparent": "00-11111111111111111111111111111111-2222222222222222-00"])
+            try RawHTTPClient.get(port: port, "/echo", headers: ["traceparent": "00-11111111111111111111111111111111-2222222222222222-00"])
         }
         let unsampledParent = try #require(try Self.upstreamTraceparent(unsampled).flatMap { TraceParent.parse(Array($0.utf8)) })
         #expect(!unsampledParent.isSampled, "parentbased_always_on follows the caller's flag")
@@ -192,6 +192,53 @@ struct TracingTests {
             traceIDs.append(object["trace_id"]?.stringValue ?? "")
         }
         #expect(traceIDs == ["4bf92f3577b34da6a3ce929d0e0e4736", "0af7651916cd43dd8448eb211c80319c", "11111111111111111111111111111111"])
+    }
+
+    @Test("WebSocket handshakes and native routes are traced like every forwarded request")
+    func otherDoors() async throws {
+        let receiver = try await Self.startReceiver()
+        defer { receiver.stop() }
+        let fixture = try await ProxyFixture.start([
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)", "OTEL_BSP_SCHEDULE_DELAY": "50",
+        ])
+        defer { fixture.stop() }
+        let port = fixture.port
+        // A complete WebSocket handshake keeps its upgrade; the echo peer answers it with 200 and
+        // shows what it received.
+        let handshake = try await blocking {
+            try RawHTTPClient.get(port: port, "/echo/socket", headers: [
+                "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                "Sec-WebSocket-Version": "13", "traceparent": Self.incoming,
+            ])
+        }
+        let echoed = try ProxyFixture.echoedHeaders(handshake)
+        #expect(echoed.contains { $0.0 == "upgrade" && $0.1 == "websocket" }, "the handshake was forwarded as one")
+        let upgraded = try #require(try Self.upstreamTraceparent(handshake).flatMap { TraceParent.parse(Array($0.utf8)) })
+        #expect(upgraded.traceID.hex == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(upgraded.parentID.hex != "00f067aa0ba902b7")
+
+        let token = try IdentityTests.token()
+        let native = try await blocking {
+            try RawHTTPClient.request(
+                port: port, method: "POST", "/api/devices",
+                headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json",
+                          "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"],
+                body: Array(#"{"device_id":"d1","push_token":"ab12"}"#.utf8))
+        }
+        #expect(native.status != 0)
+        var spans: [[String: Any]] = []
+        #expect(await eventually {
+            spans = (try? await Self.spans(receiver)) ?? []
+            return spans.count >= 2
+        })
+        let upgrade = try #require(spans.first { $0["traceId"] as? String == "4bf92f3577b34da6a3ce929d0e0e4736" })
+        #expect(upgrade["spanId"] as? String == upgraded.parentID.hex)
+        let route = try #require(spans.first { $0["traceId"] as? String == "0af7651916cd43dd8448eb211c80319c" })
+        #expect(route["name"] as? String == "POST devices")
+        #expect(route["parentSpanId"] as? String == "b7ad6b7169203331")
+        let attributes = try #require(route["attributes"] as? [String: Any])
+        #expect(attributes["appnative.native.route"] as? String == "devices")
+        #expect(attributes["appnative.auth.method"] as? String == "token")
     }
 
     @Test("a collector that is down or slow neither fails nor holds requests: spans are dropped and counted")
