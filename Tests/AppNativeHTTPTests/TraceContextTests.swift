@@ -208,4 +208,36 @@ import Testing
         #expect(context.spanID.isValid)
         #expect(context.traceparent.hasSuffix("-00"))
     }
+
+    /// Seeded mutations of valid values (bytes replaced, inserted, removed, spliced), checked
+    /// for the invariants the fuzz harness checks: a parsed `traceparent` round-trips with
+    /// non-zero ids, a kept `tracestate` is bounded and keeps itself.
+    @Test func mutationsKeepTheInvariants() {
+        var random = SplitMix64(seed: 0x7ACE)
+        let seeds = [Self.valid, "cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x", "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE",
+                     "a@b=1, c=2 ,,d=3", (0..<40).map { "k\($0)=v\($0)" }.joined(separator: ",")].map { Array($0.utf8) }
+        let alphabet = Array("0123456789abcdefABCDEF-=,@ \t*/_xyz".utf8) + [0x00, 0x7F, 0x80, 0xFF]
+        for _ in 0..<20_000 {
+            var value = seeds[Int(random.next() % UInt64(seeds.count))]
+            for _ in 0...(random.next() % 4) {
+                let position = value.isEmpty ? 0 : Int(random.next() % UInt64(value.count))
+                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                switch random.next() % 4 {
+                case 0 where !value.isEmpty: value[position] = byte
+                case 1: value.insert(byte, at: position)
+                case 2 where !value.isEmpty: value.remove(at: position)
+                default: value += value.prefix(Int(random.next() % 64))
+                }
+            }
+            if let parent = TraceParent.parse(value) {
+                #expect(parent.traceID.isValid && parent.parentID.isValid)
+                #expect(TraceParent.parse(Array(parent.headerValue.utf8)) == parent)
+            }
+            if let state = TraceState.normalized(value) {
+                #expect(!state.isEmpty && state.utf8.count <= TraceState.maxLength)
+                #expect(TraceState.normalized(Array(state.utf8)) == state)
+            }
+        }
+    }
 }
+
