@@ -35,6 +35,8 @@ public struct GatewayConfiguration: Sendable {
     public var appSiteAssociation: AppleAppSiteAssociation?
     /// The push API and the APNs credentials it sends with.
     public var push: PushAPIConfiguration
+    /// W3C Trace Context and the OTLP export of spans (OpenTelemetry's `OTEL_*` variables).
+    public var tracing = TracingConfiguration()
 
     /// The settings `serve` reads, in the order of the reference table.
     public static let settings: [Setting] = [
@@ -113,7 +115,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("APNS_USE_SANDBOX", default: "true", section: "Push", "APNs sandbox (development builds of the app); `false` sends to production."),
         Setting("APNS_BASE_URL", section: "Push", "Tests only: replaces the Apple host; `http://` is cleartext HTTP/2 (prior knowledge) and loopback only."),
         Setting("APNS_CA_FILE", section: "Push", "Tests only: PEM CA bundle trusted for an `https` APNS_BASE_URL."),
-    ] + BrowserSignInConfiguration.settings + GraphGroupsConfiguration.settings
+    ] + BrowserSignInConfiguration.settings + GraphGroupsConfiguration.settings + TracingConfiguration.settings
 
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
         var reader = EnvironmentReader(environment)
@@ -222,6 +224,7 @@ public struct GatewayConfiguration: Sendable {
             )
         }
         let push = PushAPIConfiguration.read(&reader)
+        let tracing = TracingConfiguration.read(&reader)
         try reader.finish()
         return GatewayConfiguration(
             server: server,
@@ -237,7 +240,8 @@ public struct GatewayConfiguration: Sendable {
             identity: identity!,
             native: native,
             appSiteAssociation: appSiteAssociation,
-            push: push
+            push: push,
+            tracing: tracing
         )
     }
 }

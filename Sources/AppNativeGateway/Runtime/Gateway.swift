@@ -31,6 +31,8 @@ public final class Gateway: Sendable {
     private let policyReloads: [String: Counter]
     private let certificateExpiry: Gauge?
     private let routesReloads: [String: Counter]
+    /// Sends sampled spans to the OTLP collector, when an endpoint is configured.
+    private let spanExporter: OTLPExporter?
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
@@ -97,6 +99,9 @@ public final class Gateway: Sendable {
         self.signIn = signIn
         let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
+        let spanExporter = configuration.tracing.export.map { OTLPExporter(export: $0, metrics: metrics, logger: logger) }
+        self.spanExporter = spanExporter
+        let tracing = configuration.tracing.exchangeTracing(recorder: spanExporter)
         let nativeMetrics = NativeRouteMetrics(registry: metrics)
         let appSiteAssociation = configuration.appSiteAssociation?.document
         let openAPIDocument = JSONSerializer.serialize(
@@ -121,6 +126,7 @@ public final class Gateway: Sendable {
                 removingCookiesStartingWith: signIn == nil
                     ? [] : [SignInStateCookie.hostPrefix + SignInStateCookie.namePrefix, SignInStateCookie.namePrefix],
                 accessLog: accessLog,
+                tracing: tracing,
                 logger: logger,
                 metrics: metrics
             )
@@ -190,6 +196,7 @@ public final class Gateway: Sendable {
         for route in configuration.native.routeUpstreams.values {
             route.upstream.addresses.start(metrics: metrics, logger: logger)
         }
+        spanExporter?.start()
         server.start()
         admin.start()
         pushServer?.start()
@@ -245,6 +252,8 @@ public final class Gateway: Sendable {
         server.shutdown(gracePeriod: configuration.shutdownGracePeriod)
         admin.shutdown(gracePeriod: .milliseconds(100))
         pushServer?.shutdown(gracePeriod: configuration.shutdownGracePeriod)
+        // The spans of the drained requests go out with the last export, without holding the exit.
+        spanExporter?.stop()
     }
 }
 
