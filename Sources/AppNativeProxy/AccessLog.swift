@@ -18,9 +18,11 @@ public final class AccessLog: Sendable {
         upstreamDuration = metrics.histogram(MetricCatalogue.upstreamDuration)
     }
 
-    /// - Parameter traceID: the W3C trace id of the request (continued or started by the gateway).
+    /// - Parameter traceID: the W3C trace id of the request (continued or started by the gateway);
+    ///   rendered only when the line is written.
     public func record(
-        _ exchange: HTTPExchange, requestID: String, traceID: String? = nil, upstreamNanoseconds: UInt64?, extra: LogFields = LogFields()
+        _ exchange: HTTPExchange, requestID: String, traceID: @autoclosure () -> String? = nil, upstreamNanoseconds: UInt64?,
+        extra: LogFields = LogFields()
     ) {
         let elapsed = Double(exchange.loop.nowNanoseconds - exchange.startedAt) / 1e9
         let status = exchange.responseStatus
@@ -32,7 +34,7 @@ public final class AccessLog: Sendable {
         if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
         var line = "{\"type\":\"access\",\"request_id\":"
         LogLine.appendQuoted(requestID, to: &line)
-        if let traceID {
+        if let traceID = traceID() {
             line += ",\"trace_id\":"
             LogLine.appendQuoted(traceID, to: &line)
         }

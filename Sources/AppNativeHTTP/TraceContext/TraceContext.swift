@@ -49,7 +49,11 @@ public struct TraceContext: Sendable, Hashable {
 
     /// Replaces the caller's `traceparent` and `tracestate` in `headers` with this context's.
     public func apply(to headers: inout HTTPHeaders) {
-        headers.replaceOrAdd(name: TraceParent.header, value: traceparent)
+        // Written from its bytes: no `String` on the way (every forwarded request has one).
+        headers.remove(TraceParent.header)
+        TraceParent(traceID: traceID, parentID: spanID, flags: isSampled ? TraceParent.sampledFlag : 0).headerBytes.withUnsafeBufferPointer {
+            headers.add(name: TraceParent.header, valueBytes: $0)
+        }
         headers.remove(TraceState.header)
         if let traceState { headers.add(name: TraceState.header, value: traceState) }
     }

@@ -60,7 +60,10 @@ public struct TraceParent: Sendable, Hashable {
     }
 
     /// The version 00 value (the version the gateway speaks, whatever version it received).
-    public var headerValue: String {
+    public var headerValue: String { String(decoding: headerBytes, as: UTF8.self) }
+
+    /// `headerValue`'s bytes.
+    public var headerBytes: [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(55)
         out.append(contentsOf: "00-".utf8)
@@ -69,7 +72,7 @@ public struct TraceParent: Sendable, Hashable {
         parentID.appendHex(to: &out)
         out.append(UInt8(ascii: "-"))
         TraceHex.append(UInt64(flags), digits: 2, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// `count` lowercase hexadecimal digits (HEXDIGLC) at `start` as a number, or `nil`.
