@@ -21,8 +21,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
     private let requestIDs = RequestIDGenerator()
     /// The sampler and the span recorder (W3C Trace Context, OTLP export).
     private let tracing: ExchangeTracing
-    /// Random bits for span and trace ids, drawn 32 at a time.
-    private var traceRandom = RandomBytePool(capacity: 256)
+    /// Span and trace ids: unique, not secret (they travel in clear to every hop), so a fast
+    /// generator seeded from the system's randomness rather than a cryptographic draw each.
+    private var traceRandom = TraceIDGenerator()
 
     enum ErrorCause: String, CaseIterable {
         case connectFailed = "upstream_connect"
@@ -47,7 +48,9 @@ public final class ProxyHandler: HTTPExchangeHandler {
         self.tracing = tracing
         pool = upstream.map { UpstreamPool(loop: loop, configuration: $0, metrics: metrics) }
         self.trustedProxies = trustedProxies
-        self.removedFields = removedFields
+        // The client's trace fields go with the other removed fields, in the same pass: the
+        // gateway always writes its own (`TraceContext.appendFields`).
+        self.removedFields = FieldNamePatterns(removedFields.names + [TraceParent.header, TraceState.header])
         self.strippedCookiePrefixes = strippedCookiePrefixes
         self.accessLog = accessLog
         self.logger = logger
@@ -130,7 +133,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
         // The caller's trace continued (or a new one started) with the gateway's span as parent.
         let trace = traceContext(for: request.headers)
-        trace.apply(to: &head.headers)
+        trace.appendFields(to: &head.headers)
         head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(
             exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID,
@@ -192,13 +195,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
 
     /// The trace context of a request with `headers`: the caller's trace continued, or a new one.
     private func traceContext(for headers: HTTPHeaders) -> TraceContext {
-        TraceContext.resolve(from: headers, sampler: tracing.sampler) {
-            traceRandom.draw(8) { random in
-                var value: UInt64 = 0
-                for index in 0..<8 { value = value << 8 | UInt64(random[index]) }
-                return value
-            }
-        }
+        TraceContext.resolve(from: headers, sampler: tracing.sampler) { traceRandom.next() }
     }
 
     func count(_ cause: ErrorCause) {

@@ -49,12 +49,18 @@ public struct TraceContext: Sendable, Hashable {
 
     /// Replaces the caller's `traceparent` and `tracestate` in `headers` with this context's.
     public func apply(to headers: inout HTTPHeaders) {
-        // Written from its bytes: no `String` on the way (every forwarded request has one).
         headers.remove(TraceParent.header)
+        headers.remove(TraceState.header)
+        appendFields(to: &headers)
+    }
+
+    /// Adds this context's `traceparent` (and `tracestate`) to `headers` that have none: for a
+    /// caller that removed the client's with its other removed fields, in the same pass.
+    public func appendFields(to headers: inout HTTPHeaders) {
+        // Written from its bytes: no `String` on the way (every forwarded request has one).
         TraceParent(traceID: traceID, parentID: spanID, flags: isSampled ? TraceParent.sampledFlag : 0).headerBytes.withUnsafeBufferPointer {
             headers.add(name: TraceParent.header, valueBytes: $0)
         }
-        headers.remove(TraceState.header)
         if let traceState { headers.add(name: TraceState.header, value: traceState) }
     }
 }

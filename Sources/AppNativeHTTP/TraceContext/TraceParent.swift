@@ -62,16 +62,16 @@ public struct TraceParent: Sendable, Hashable {
     /// The version 00 value (the version the gateway speaks, whatever version it received).
     public var headerValue: String { String(decoding: headerBytes, as: UTF8.self) }
 
-    /// `headerValue`'s bytes.
+    /// `headerValue`'s bytes: `00-<trace-id>-<parent-id>-<flags>`, written in place (it runs
+    /// for every forwarded request).
     public var headerBytes: [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(55)
-        out.append(contentsOf: "00-".utf8)
-        traceID.appendHex(to: &out)
-        out.append(UInt8(ascii: "-"))
-        parentID.appendHex(to: &out)
-        out.append(UInt8(ascii: "-"))
-        TraceHex.append(UInt64(flags), digits: 2, to: &out)
+        var out = [UInt8](repeating: UInt8(ascii: "-"), count: 55)
+        var span = out.mutableSpan
+        TraceHex.write(0, digits: 2, into: &span, at: 0)
+        TraceHex.write(traceID.high, digits: 16, into: &span, at: 3)
+        TraceHex.write(traceID.low, digits: 16, into: &span, at: 19)
+        TraceHex.write(parentID.value, digits: 16, into: &span, at: 36)
+        TraceHex.write(UInt64(flags), digits: 2, into: &span, at: 53)
         return out
     }
 
@@ -141,8 +141,6 @@ public struct SpanID: Sendable, Hashable {
 
 /// Lowercase hexadecimal, the only case Trace Context allows (HEXDIGLC).
 enum TraceHex {
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-
     static func digit(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
@@ -151,10 +149,25 @@ enum TraceHex {
         }
     }
 
+    /// The low `count` nibbles of `value` as lowercase hexadecimal, most significant first.
     static func append(_ value: UInt64, digits count: Int, to out: inout [UInt8]) {
-        for index in stride(from: count - 1, through: 0, by: -1) {
-            out.append(digits[Int((value >> UInt64(index * 4)) & 0xF)])
+        var shift = UInt64(max(0, min(count, 16)) * 4)
+        while shift > 0 {
+            shift -= 4
+            out.append(character(UInt8(truncatingIfNeeded: value >> shift) & 0xF))
         }
+    }
+
+    /// `append`, written over `span` from `offset` (the caller sized it).
+    static func write(_ value: UInt64, digits count: Int, into span: inout MutableSpan<UInt8>, at offset: Int) {
+        for index in 0..<count {
+            let shift = UInt64((count - 1 - index) * 4)
+            span[offset + index] = character(UInt8(truncatingIfNeeded: value >> shift) & 0xF)
+        }
+    }
+
+    private static func character(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
     }
 
     static func bigEndianBytes(_ value: UInt64) -> [UInt8] {
