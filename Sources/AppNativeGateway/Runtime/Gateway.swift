@@ -24,9 +24,10 @@ public final class Gateway: Sendable {
     public let verifier: EntraTokenVerifier
     /// The browser sign-in when `BROWSER_SIGN_IN` is on.
     private let signIn: BrowserSignIn?
-    /// The access policy in force, when `ACCESS_POLICY_FILE` is set (`reloadFiles`).
-    private let accessPolicy: AccessPolicySource?
-    private let policyReloads: [String: Counter]
+    /// What `SIGHUP` reads again (`reloadFiles`): the access policy, the secrets read from files.
+    private let reloadables: [any FileReloading]
+    /// `config.reloads{file,outcome}` by file setting, then outcome.
+    private let reloadCounters: [String: [String: Counter]]
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
@@ -56,13 +57,23 @@ public final class Gateway: Sendable {
         let accessPolicy = identity.accessPolicy.map { policy in
             AccessPolicySource(path: identity.accessPolicyFile ?? "", policy: policy)
         }
-        self.accessPolicy = accessPolicy
-        policyReloads = Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
-            ($0, metrics.counter("config.reloads", labels: ["file": "ACCESS_POLICY_FILE", "outcome": $0], help: "Reloads of a configuration file on SIGHUP"))
-        })
+        let assertions = IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience)
+        let secretFiles = configuration.secretFiles
+        let sessionSecrets = cookies.flatMap { cookies in
+            SecretFileValue(
+                "session secret", settings: ["SESSION_SECRET", "SESSION_SECRET_PREVIOUS"], files: secretFiles, current: Reloadable(cookies),
+                build: { [tenantID = identity.entra.tenantID] environment throws(ConfigurationError.Problem) in
+                    try Self.sessionCookies(environment, tenantID: tenantID)
+                })
+        }
+        let assertionKeyFile = SecretFileValue(
+            "assertion keys", settings: ["ASSERTION_KEYS"], files: secretFiles, current: Reloadable(assertions),
+            build: { [audience = identity.assertionAudience] environment throws(ConfigurationError.Problem) in
+                IdentityAssertionSigner(keys: try IdentityConfiguration.assertionKeys(pem: environment["ASSERTION_KEYS"] ?? ""), audience: audience)
+            })
         var settings = IdentitySettings(
             authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
-            assertions: IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience),
+            assertions: assertions,
             profile: identity.profile,
             publicPathPrefixes: identity.publicPathPrefixes,
             authPathPrefix: identity.authPathPrefix,
@@ -75,6 +86,8 @@ public final class Gateway: Sendable {
                                   logger: logger)
             }
         )
+        settings.sessionCookies = sessionSecrets?.current
+        settings.assertionSigners = assertionKeyFile?.current
         if let graph = identity.graphGroups {
             settings.groupsSource = GraphGroupsSource(configuration: graph, metrics: metrics, logger: logger)
         }
@@ -138,10 +151,22 @@ public final class Gateway: Sendable {
         var adminConfiguration = ServerConfiguration(listenAddress: configuration.adminAddress, eventLoops: 1)
         adminConfiguration.maxConnections = 256
         var push: PushAPI?
+        var pushReloadables: [any FileReloading] = []
         if configuration.push.isEnabled {
             let sender = APNsSender(environment: configuration.push.apnsEnvironment, logger: logger, metrics: metrics)
-            push = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
+            let api = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
+            push = api
+            pushReloadables = Self.pushReloadables(api, sender, secretFiles)
         }
+        let identityReloadables: [(any FileReloading)?] = [accessPolicy, sessionSecrets, assertionKeyFile]
+        reloadables = identityReloadables.compactMap { $0 } + pushReloadables
+        var reloadCounters: [String: [String: Counter]] = [:]
+        for file in reloadables.flatMap(\.fileVariables) {
+            reloadCounters[file] = Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
+                ($0, metrics.counter("config.reloads", labels: ["file": file, "outcome": $0], help: "Reloads of a configuration file on SIGHUP"))
+            })
+        }
+        self.reloadCounters = reloadCounters
         let ownListener = configuration.push.listenAddress
         let upstreamAddresses = configuration.upstream.addresses
         admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] loop in
@@ -188,20 +213,65 @@ public final class Gateway: Sendable {
         await signIn?.waitUntilReady(timeout: .seconds(10))
     }
 
-    /// `SIGHUP`: reads `ACCESS_POLICY_FILE` again and swaps the policy in whole for new requests
-    /// (requests in flight finish on the one they started with). A file that cannot be read or
-    /// checked keeps the policy in force: the problem is logged and counted
+    /// `SIGHUP`: reads every file that can change at run time again (`ACCESS_POLICY_FILE`, the
+    /// secrets' `…_FILE` settings) and swaps each value in whole for new requests (requests in
+    /// flight finish on the one they started with). A file that cannot be read or checked keeps
+    /// its value in force: the problem is logged (never the content) and counted
     /// (`config.reloads{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {
-        guard let accessPolicy else { return }
-        do {
-            try accessPolicy.reload()
-            policyReloads["ok"]?.increment()
-            logger.info("access policy reloaded", ["file": accessPolicy.path])
-        } catch {
-            policyReloads["failed"]?.increment()
-            logger.error("access policy reload failed; keeping the policy in force", ["file": accessPolicy.path, "error": error.description])
+        for reloadable in reloadables {
+            do {
+                try reloadable.reloadFiles()
+                for file in reloadable.fileVariables { reloadCounters[file]?["ok"]?.increment() }
+                logger.info("\(reloadable.name) reloaded", ["files": reloadable.fileVariables.joined(separator: ",")])
+            } catch {
+                reloadCounters[error.variable]?["failed"]?.increment()
+                logger.error(
+                    "\(reloadable.name) reload failed; keeping the one in force", ["setting": error.variable, "error": error.reason])
+            }
         }
+    }
+
+    /// The session cookie codec of `environment`'s `SESSION_*` settings.
+    private static func sessionCookies(_ environment: [String: String], tenantID: String) throws(ConfigurationError.Problem) -> SessionCookieCodec {
+        let settings: SessionCookieSettings?
+        do {
+            settings = try SessionCookieSettings.fromEnvironment(environment)
+        } catch {
+            throw .init(variable: IdentityConfiguration.variable(in: error.reason, default: "SESSION_SECRET"), message: error.reason)
+        }
+        guard let settings else { throw .init(variable: "SESSION_SECRET", message: "is empty") }
+        return SessionCookieCodec(settings: settings, tenantID: tenantID)
+    }
+
+    /// The push API's keys and the APNs key, when read from files (`PUSH_API_KEYS_FILE`,
+    /// `APNS_KEY_FILE`): the API compares keys with the ones in force, the sender asks for the
+    /// credentials in force at each send (a new key replaces its connection).
+    private static func pushReloadables(_ api: PushAPI, _ sender: APNsSender, _ secretFiles: SecretFiles) -> [any FileReloading] {
+        let keys = SecretFileValue(
+            "push API keys", settings: ["PUSH_API_KEYS"], files: secretFiles, current: api.keyDigests,
+            build: { environment throws(ConfigurationError.Problem) in
+                var reader = EnvironmentReader(environment)
+                let keys = PushAPIConfiguration.apiKeys(&reader)
+                if let problem = reader.problems.first { throw problem }
+                guard !keys.isEmpty else { throw .init(variable: "PUSH_API_KEYS", message: "contains no key") }
+                return PushAPI.digests(of: keys)
+            })
+        var apnsKey: SecretFileValue<APNsConfiguration>?
+        if let credentials = try? APNsConfiguration.fromEnvironment(secretFiles.environment) {
+            apnsKey = SecretFileValue(
+                "APNs key", settings: ["APNS_KEY"], files: secretFiles, current: Reloadable(credentials),
+                build: { environment throws(ConfigurationError.Problem) in
+                    do throws(APNsError) {
+                        return try APNsConfiguration.fromEnvironment(environment)
+                    } catch {
+                        throw .init(variable: "APNS_KEY", message: error.reason)
+                    }
+                })
+            if let current = apnsKey?.current { sender.setProvider { current.value } }
+        }
+        let reloadables: [(any FileReloading)?] = [keys, apnsKey]
+        return reloadables.compactMap { $0 }
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.

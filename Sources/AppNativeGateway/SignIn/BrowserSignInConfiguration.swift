@@ -45,6 +45,7 @@ public struct BrowserSignInConfiguration: Sendable {
         Setting("BROWSER_SIGN_IN", default: "false", section: "Browser sign-in", "Sign browser navigations in with the OpenID provider (authorization code flow with PKCE); off: every unauthenticated request gets today's 401."),
         Setting("ENTRA_CLIENT_ID", section: "Browser sign-in", "The web app registration that signs browsers in (the ID token's `aud`) and calls Microsoft Graph. Required when BROWSER_SIGN_IN=true or GROUPS_FROM_GRAPH=true."),
         Setting("ENTRA_CLIENT_SECRET", section: "Browser sign-in", secret: true, "Client secret. One credential is required: this, a certificate, or AZURE_FEDERATED_TOKEN_FILE."),
+        SecretFiles.setting(for: "ENTRA_CLIENT_SECRET", section: "Browser sign-in"),
         Setting("ENTRA_CLIENT_CERTIFICATE_FILE", section: "Browser sign-in", "PEM certificate registered with the app (with ENTRA_CLIENT_KEY_FILE): `private_key_jwt` client assertions (RFC 7523)."),
         Setting("ENTRA_CLIENT_KEY_FILE", section: "Browser sign-in", "PEM RSA private key of ENTRA_CLIENT_CERTIFICATE_FILE."),
         Setting("AZURE_FEDERATED_TOKEN_FILE", section: "Browser sign-in", "Workload identity federation: the projected token file, read on each redemption and sent as the client assertion."),

@@ -1,0 +1,53 @@
+import Synchronization
+
+/// A value replaced in whole at run time (a file read again on `SIGHUP`) and read by every
+/// request on every loop.
+///
+/// Replacements are rare and reads constant: each loop keeps its own copy (`Snapshot`) and
+/// takes the lock only when `generation` says a replacement happened since it last looked, so
+/// a read costs one atomic load. A reader that keeps the value it read finishes on it, whatever
+/// replaces it meanwhile.
+public final class Reloadable<Value: Sendable>: Sendable {
+    private let current: Locked<(generation: Int, value: Value)>
+    /// Bumped after each replacement; a snapshot whose copy is older reads `current` again.
+    private let generation = Atomic<Int>(0)
+
+    public init(_ value: Value) {
+        current = Locked((0, value))
+    }
+
+    /// The value in force (takes the lock: for paths that are not per request).
+    public var value: Value { current.withLock { $0.value } }
+
+    /// Puts `value` in force for every reader that looks next.
+    public func replace(with value: Value) {
+        let next = current.withLock { state in
+            state = (state.generation + 1, value)
+            return state.generation
+        }
+        generation.store(next, ordering: .releasing)
+    }
+
+    /// One loop's copy of the value in force (loop-owned: not shared between threads).
+    public struct Snapshot: Sendable {
+        public let source: Reloadable<Value>
+        private var generation: Int
+        /// The copy: the value in force when `refresh()` last found a replacement.
+        public private(set) var value: Value
+
+        public init(_ source: Reloadable<Value>) {
+            self.source = source
+            (generation, value) = source.current.withLock { ($0.generation, $0.value) }
+        }
+
+        /// Takes the value in force when a replacement happened since the last look.
+        ///
+        /// - Returns: whether the copy changed (a caller that derives state from it rebuilds it).
+        @discardableResult
+        public mutating func refresh() -> Bool {
+            guard source.generation.load(ordering: .acquiring) != generation else { return false }
+            (generation, value) = source.current.withLock { ($0.generation, $0.value) }
+            return true
+        }
+    }
+}
