@@ -313,4 +313,45 @@ struct SecretFileRotationTests {
         #expect(try await Self.reloads(adminPort, "SESSION_SECRET_FILE", "failed") == 0)
         #expect(try Self.isSigned(try await Self.cookie(port, token), with: "rotation-under-load-\(rounds - 1)-0123456789abcdefghij"))
     }
+
+    @Test("PUSH_API_KEYS_FILE and APNS_KEY_FILE: read at start, rotated on SIGHUP (old key refused, new key sends; the APNs key in force signs)")
+    func pushKeyRotation() async throws {
+        let files = try Files()
+        let (one, two) = (PushAPITests.keys[0], PushAPITests.keys[1])
+        try files.write("push-keys", one)
+        try files.copy(Self.root + "/keys/test/apns-test.p8", to: "apns.p8")
+        let fixture = try await PushAPITests.start([
+            "PUSH_API_KEYS": "", "PUSH_API_KEYS_FILE": files.path("push-keys"), "APNS_KEY": "", "APNS_KEY_FILE": files.path("apns.p8"),
+        ])
+        defer { fixture.stop() }
+        let body = #"{"tokens":["\#(PushAPITests.ok)"]}"#
+        let adminPort = fixture.gateway.adminPort
+        func reload(_ file: String, _ outcome: String = "ok") async throws -> Bool {
+            let before = try await Self.reloads(adminPort, file, outcome)
+            fixture.gateway.send(signal: SIGHUP)
+            return await eventually { (try? await Self.reloads(adminPort, file, outcome)) ?? 0 > before }
+        }
+        #expect(try await fixture.post("/push/silent", key: one, json: body).1["sent"] == 1)
+        #expect(try await fixture.post("/push/silent", key: two, json: body).0 == 401)
+
+        try files.write("push-keys", two)
+        #expect(try await reload("PUSH_API_KEYS_FILE"))
+        #expect(try await fixture.post("/push/silent", key: one, json: body).0 == 401, "the old key still works")
+        #expect(try await fixture.post("/push/silent", key: two, json: body).1["sent"] == 1)
+
+        // Another key in APNS_KEY_FILE signs the provider tokens from now on (Apple's fake refuses it).
+        try files.copy(Self.assertionKey1, to: "apns.p8")
+        #expect(try await reload("APNS_KEY_FILE"))
+        let refused = try await fixture.post("/push/silent", key: two, json: body).1
+        #expect(refused["sent"] == 0)
+        #expect(refused["results"]?.arrayValue?.first?["reason"] == "InvalidProviderToken")
+        try files.copy(Self.root + "/keys/test/apns-test.p8", to: "apns.p8")
+        #expect(try await reload("APNS_KEY_FILE"))
+        #expect(try await fixture.post("/push/silent", key: two, json: body).1["sent"] == 1)
+
+        try files.write("push-keys", "short")
+        #expect(try await reload("PUSH_API_KEYS_FILE", "failed"))
+        #expect(try await fixture.post("/push/silent", key: two, json: body).1["sent"] == 1, "a refused file replaced the keys")
+        #expect(!fixture.gateway.logs.contains(two) && !fixture.gateway.logs.contains(one))
+    }
 }
