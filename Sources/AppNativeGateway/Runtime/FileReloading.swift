@@ -1,3 +1,5 @@
+import AppNativeServer
+
 /// A value the gateway reads from files and reads again on `SIGHUP` (`Gateway.reloadFiles`):
 /// the new value replaces the old one in whole, or, when a file cannot be used, the old one stays.
 protocol FileReloading: Sendable {
@@ -26,6 +28,20 @@ extension AccessPolicySource: FileReloading {
             try reload()
         } catch {
             throw FileReloadFailure(variable: "ACCESS_POLICY_FILE", reason: error.description)
+        }
+    }
+}
+
+extension TLSServerContext: FileReloading {
+    var name: String { "TLS certificate" }
+    /// The certificate and its key are one value, counted under the certificate's setting.
+    var fileVariables: [String] { ["TLS_CERT_FILE"] }
+
+    func reloadFiles() throws(FileReloadFailure) {
+        do {
+            try reload()
+        } catch {
+            throw FileReloadFailure(variable: "TLS_CERT_FILE", reason: error.description)
         }
     }
 }

@@ -58,19 +58,6 @@ public final class Gateway: Sendable {
             AccessPolicySource(path: identity.accessPolicyFile ?? "", policy: policy)
         }
         let assertions = IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience)
-        let secretFiles = configuration.secretFiles
-        let sessionSecrets = cookies.flatMap { cookies in
-            SecretFileValue(
-                "session secret", settings: ["SESSION_SECRET", "SESSION_SECRET_PREVIOUS"], files: secretFiles, current: Reloadable(cookies),
-                build: { [tenantID = identity.entra.tenantID] environment throws(ConfigurationError.Problem) in
-                    try Self.sessionCookies(environment, tenantID: tenantID)
-                })
-        }
-        let assertionKeyFile = SecretFileValue(
-            "assertion keys", settings: ["ASSERTION_KEYS"], files: secretFiles, current: Reloadable(assertions),
-            build: { [audience = identity.assertionAudience] environment throws(ConfigurationError.Problem) in
-                IdentityAssertionSigner(keys: try IdentityConfiguration.assertionKeys(pem: environment["ASSERTION_KEYS"] ?? ""), audience: audience)
-            })
         var settings = IdentitySettings(
             authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
             assertions: assertions,
@@ -86,11 +73,8 @@ public final class Gateway: Sendable {
                                   logger: logger)
             }
         )
-        settings.sessionCookies = sessionSecrets?.current
-        settings.assertionSigners = assertionKeyFile?.current
-        if let graph = identity.graphGroups {
-            settings.groupsSource = GraphGroupsSource(configuration: graph, metrics: metrics, logger: logger)
-        }
+        let graphGroups = identity.graphGroups.map { GraphGroupsSource(configuration: $0, metrics: metrics, logger: logger) }
+        if let graphGroups { settings.groupsSource = graphGroups }
         var signIn: BrowserSignIn?
         if let signInConfiguration = identity.browserSignIn {
             signIn = try BrowserSignIn(
@@ -98,6 +82,10 @@ public final class Gateway: Sendable {
                 leeway: identity.entra.leeway, metrics: metrics, logger: logger)
         }
         self.signIn = signIn
+        let secretFiles = IdentitySecretFiles(
+            configuration, cookies: cookies, assertions: assertions, signIn: signIn, graphGroups: graphGroups)
+        settings.sessionCookies = secretFiles.sessionCookies?.current
+        settings.assertionSigners = secretFiles.assertionSigners?.current
         let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
         let nativeMetrics = NativeRouteMetrics(registry: metrics)
@@ -156,10 +144,10 @@ public final class Gateway: Sendable {
             let sender = APNsSender(environment: configuration.push.apnsEnvironment, logger: logger, metrics: metrics)
             let api = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
             push = api
-            pushReloadables = Self.pushReloadables(api, sender, secretFiles)
+            pushReloadables = Self.pushReloadables(api, sender, configuration.secretFiles)
         }
-        let identityReloadables: [(any FileReloading)?] = [accessPolicy, sessionSecrets, assertionKeyFile]
-        reloadables = identityReloadables.compactMap { $0 } + pushReloadables
+        let fileReloadables: [(any FileReloading)?] = [configuration.server.tls, accessPolicy]
+        reloadables = fileReloadables.compactMap { $0 } + secretFiles.reloadables + pushReloadables
         var reloadCounters: [String: [String: Counter]] = [:]
         for file in reloadables.flatMap(\.fileVariables) {
             reloadCounters[file] = Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
@@ -213,12 +201,13 @@ public final class Gateway: Sendable {
         await signIn?.waitUntilReady(timeout: .seconds(10))
     }
 
-    /// `SIGHUP`: reads every file that can change at run time again (`ACCESS_POLICY_FILE`, the
-    /// secrets' `…_FILE` settings) and swaps each value in whole for new requests (requests in
+    /// `SIGHUP`: reads every file that can change at run time again (`TLS_CERT_FILE` and
+    /// `TLS_KEY_FILE`, `ACCESS_POLICY_FILE`, the secrets' `…_FILE` settings) and swaps each value in whole for new requests (requests in
     /// flight finish on the one they started with). A file that cannot be read or checked keeps
     /// its value in force: the problem is logged (never the content) and counted
     /// (`config.reloads{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {
+        if reloadables.isEmpty { logger.info("SIGHUP received; no file to reload") }
         for reloadable in reloadables {
             do {
                 try reloadable.reloadFiles()
@@ -230,48 +219,6 @@ public final class Gateway: Sendable {
                     "\(reloadable.name) reload failed; keeping the one in force", ["setting": error.variable, "error": error.reason])
             }
         }
-    }
-
-    /// The session cookie codec of `environment`'s `SESSION_*` settings.
-    private static func sessionCookies(_ environment: [String: String], tenantID: String) throws(ConfigurationError.Problem) -> SessionCookieCodec {
-        let settings: SessionCookieSettings?
-        do {
-            settings = try SessionCookieSettings.fromEnvironment(environment)
-        } catch {
-            throw .init(variable: IdentityConfiguration.variable(in: error.reason, default: "SESSION_SECRET"), message: error.reason)
-        }
-        guard let settings else { throw .init(variable: "SESSION_SECRET", message: "is empty") }
-        return SessionCookieCodec(settings: settings, tenantID: tenantID)
-    }
-
-    /// The push API's keys and the APNs key, when read from files (`PUSH_API_KEYS_FILE`,
-    /// `APNS_KEY_FILE`): the API compares keys with the ones in force, the sender asks for the
-    /// credentials in force at each send (a new key replaces its connection).
-    private static func pushReloadables(_ api: PushAPI, _ sender: APNsSender, _ secretFiles: SecretFiles) -> [any FileReloading] {
-        let keys = SecretFileValue(
-            "push API keys", settings: ["PUSH_API_KEYS"], files: secretFiles, current: api.keyDigests,
-            build: { environment throws(ConfigurationError.Problem) in
-                var reader = EnvironmentReader(environment)
-                let keys = PushAPIConfiguration.apiKeys(&reader)
-                if let problem = reader.problems.first { throw problem }
-                guard !keys.isEmpty else { throw .init(variable: "PUSH_API_KEYS", message: "contains no key") }
-                return PushAPI.digests(of: keys)
-            })
-        var apnsKey: SecretFileValue<APNsConfiguration>?
-        if let credentials = try? APNsConfiguration.fromEnvironment(secretFiles.environment) {
-            apnsKey = SecretFileValue(
-                "APNs key", settings: ["APNS_KEY"], files: secretFiles, current: Reloadable(credentials),
-                build: { environment throws(ConfigurationError.Problem) in
-                    do throws(APNsError) {
-                        return try APNsConfiguration.fromEnvironment(environment)
-                    } catch {
-                        throw .init(variable: "APNS_KEY", message: error.reason)
-                    }
-                })
-            if let current = apnsKey?.current { sender.setProvider { current.value } }
-        }
-        let reloadables: [(any FileReloading)?] = [keys, apnsKey]
-        return reloadables.compactMap { $0 }
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.

@@ -18,11 +18,15 @@ final class SecretFileValue<Value: Sendable>: FileReloading {
     private let build: @Sendable ([String: String]) throws(ConfigurationError.Problem) -> Value
     /// The files' values the value in force was built from (compared, never logged).
     private let lastRead: Locked<[String: String]>
+    /// Called after a new value is put in force, with the environment it was built from: what
+    /// else is keyed by the same settings follows it.
+    private let didReplace: (@Sendable (Value, [String: String]) -> Void)?
 
     /// `nil` when none of `settings` is read from a file: nothing to reload.
     init?(
         _ name: String, settings: [String], files secretFiles: SecretFiles, current: Reloadable<Value>,
-        build: @escaping @Sendable ([String: String]) throws(ConfigurationError.Problem) -> Value
+        build: @escaping @Sendable ([String: String]) throws(ConfigurationError.Problem) -> Value,
+        didReplace: (@Sendable (Value, [String: String]) -> Void)? = nil
     ) {
         guard settings.contains(where: { secretFiles.files[$0] != nil }) else { return nil }
         self.name = name
@@ -30,6 +34,7 @@ final class SecretFileValue<Value: Sendable>: FileReloading {
         self.secretFiles = secretFiles
         self.current = current
         self.build = build
+        self.didReplace = didReplace
         lastRead = Locked(Self.fileValues(settings, secretFiles.environment))
     }
 
@@ -54,6 +59,7 @@ final class SecretFileValue<Value: Sendable>: FileReloading {
         }
         current.replace(with: value)
         lastRead.withLock { $0 = values }
+        didReplace?(value, environment)
     }
 
     private static func fileValues(_ settings: [String], _ environment: [String: String]) -> [String: String] {

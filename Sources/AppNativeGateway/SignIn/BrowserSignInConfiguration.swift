@@ -57,6 +57,17 @@ public struct BrowserSignInConfiguration: Sendable {
         Setting("SIGN_IN_REDEEM_RATE_LIMIT", default: "30", section: "Browser sign-in", "Callbacks with a code (each a client-authenticated call to the token endpoint) allowed per minute per client address, also the burst; beyond it an HTML 429 page with `Retry-After`. 0: no limit."),
     ]
 
+    /// `SESSION_SECRET` then each `SESSION_SECRET_PREVIOUS` (the state cookie's keys); empty
+    /// without `SESSION_SECRET`.
+    static func sessionSecrets(_ environment: [String: String]) -> [SecretBytes] {
+        guard let secret = environment["SESSION_SECRET"], !secret.isEmpty else { return [] }
+        var secrets = [SecretBytes(utf8: secret)]
+        if let previous = environment["SESSION_SECRET_PREVIOUS"] {
+            secrets += previous.split(separator: ",").map { SecretBytes(utf8: String($0)) }
+        }
+        return secrets
+    }
+
     /// `OIDC_DISCOVERY_URL`, else the tenant's Entra discovery document, checked by `URLPolicy`
     /// (a problem is reported for an unusable URL). The browser sign-in and the Graph groups
     /// source both read their provider from it.
@@ -101,13 +112,8 @@ public struct BrowserSignInConfiguration: Sendable {
                 reader.report("SIGN_OUT", "must be local or entra, got \(text.debugDescription)")
             }
         }
-        var secrets = [SecretBytes]()
-        if let secret = reader.environment["SESSION_SECRET"], !secret.isEmpty {
-            secrets.append(SecretBytes(utf8: secret))
-            if let previous = reader.environment["SESSION_SECRET_PREVIOUS"] {
-                secrets += previous.split(separator: ",").map { SecretBytes(utf8: String($0)) }
-            }
-        } else {
+        let secrets = sessionSecrets(reader.environment)
+        if secrets.isEmpty {
             reader.report("SESSION_SECRET", "is required when BROWSER_SIGN_IN=true: a browser that signed in is kept signed in by the session cookie")
         }
         let startsPerMinute = reader.integer("SIGN_IN_RATE_LIMIT", default: defaultStartsPerMinute, in: 0...1_000_000)
