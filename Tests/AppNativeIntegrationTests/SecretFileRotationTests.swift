@@ -69,9 +69,10 @@ struct SecretFileRotationTests {
     }
 
     /// Whether `cookie` verifies with `secret` alone (the fixture's deployment and tenant).
-    static func isSigned(_ cookie: String, with secret: String) throws -> Bool {
-        let settings = try #require(
-            try SessionCookieSettings.fromEnvironment(["SESSION_SECRET": secret, "ENTRA_AUDIENCE": DevIdentityProvider.audience]))
+    /// `deployment` adds to the settings that name the deployment (`ENTRA_CLIENT_ID` with the sign-in).
+    static func isSigned(_ cookie: String, with secret: String, deployment: [String: String] = [:]) throws -> Bool {
+        let environment = ["SESSION_SECRET": secret, "ENTRA_AUDIENCE": DevIdentityProvider.audience].merging(deployment) { $1 }
+        let settings = try #require(try SessionCookieSettings.fromEnvironment(environment))
         let codec = SessionCookieCodec(settings: settings, tenantID: DevIdentityProvider.tenantID)
         if case .success? = codec.verdict(fromCookieHeaders: [cookie]) { return true }
         return false
@@ -353,5 +354,42 @@ struct SecretFileRotationTests {
         #expect(try await reload("PUSH_API_KEYS_FILE", "failed"))
         #expect(try await fixture.post("/push/silent", key: two, json: body).1["sent"] == 1, "a refused file replaced the keys")
         #expect(!fixture.gateway.logs.contains(two) && !fixture.gateway.logs.contains(one))
+    }
+
+    @Test("ENTRA_CLIENT_SECRET_FILE rotated on SIGHUP: the next code redemption uses it; a sign-in under way survives a session secret rotation")
+    func entraClientSecretRotation() async throws {
+        let files = try Files()
+        try files.write("client-secret", "a-client-secret-the-provider-does-not-know")
+        try files.write("session", Self.secretA)
+        try files.write("previous", Self.secretC)
+        let setup = try await BrowserSignInTests.start([
+            "ENTRA_CLIENT_SECRET": "", "ENTRA_CLIENT_SECRET_FILE": files.path("client-secret"),
+            "SESSION_SECRET": "", "SESSION_SECRET_FILE": files.path("session"), "SESSION_SECRET_PREVIOUS_FILE": files.path("previous"),
+        ])
+        defer { setup.stop() }
+        let fixture = setup.fixture
+        func signIn(rotatingSessionSecretFirst rotates: Bool = false) async throws -> RawHTTPClient.Response {
+            let (authorize, stateCookie) = try await BrowserSignInTests.startSignIn(setup, "/echo/app")
+            let callback = try await BrowserSignInTests.choose("zoe", at: authorize)
+            if rotates {
+                try files.write("session", Self.secretB)
+                try files.write("previous", Self.secretA)
+                #expect(try await Self.reload(fixture, "SESSION_SECRET_FILE"))
+            }
+            return try await BrowserSignInTests.callback(setup, callback, cookie: stateCookie)
+        }
+        let refused = try await signIn()
+        #expect(refused.status != 302, "the provider accepted a secret it does not know")
+        #expect(!refused.head.headers.values("Set-Cookie").contains { $0.hasPrefix("bms_session=") })
+
+        try files.write("client-secret", DevIdentityProvider.signInClientSecret)
+        #expect(try await Self.reload(fixture, "ENTRA_CLIENT_SECRET_FILE"))
+        let signedIn = try await signIn(rotatingSessionSecretFirst: true)
+        #expect(signedIn.status == 302, "\(signedIn.bodyText)")
+        let session = try #require(signedIn.head.headers.values("Set-Cookie").first { $0.hasPrefix("bms_session=") })
+        let deployment = ["ENTRA_CLIENT_ID": DevIdentityProvider.signInClientID]
+        #expect(try Self.isSigned(BrowserSignInTests.pair(session), with: Self.secretB, deployment: deployment))
+        #expect(try !Self.isSigned(BrowserSignInTests.pair(session), with: Self.secretA, deployment: deployment))
+        #expect(!fixture.gateway.logs.contains(DevIdentityProvider.signInClientSecret))
     }
 }
