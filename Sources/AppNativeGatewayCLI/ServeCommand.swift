@@ -24,7 +24,9 @@ enum ServeCommand {
         // The one line that says the gateway serves, naming its addresses (tests wait for it).
         // Written with write(2): stdio buffering must not hold it back when stdout is a pipe.
         let push = gateway.pushAddress.map { " push=\($0)" } ?? ""
-        var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress)\(push) upstream=\(configuration.upstream.target)\n"
+        let upstream = configuration.upstream.map { " upstream=\($0.target)" } ?? ""
+        let routes = configuration.routesFile == nil ? "" : " routes=\(configuration.routeNames.count)"
+        var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress)\(push)\(upstream)\(routes)\n"
         line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         while true {
             let signal = ProcessSignals.wait()

@@ -7,7 +7,12 @@ import Glibc
 /// backpressure. Loop-owned.
 final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, TunnelDelegate {
     private let exchange: HTTPExchange
-    private let pool: UpstreamPool
+    /// The upstream this exchange is sent to: the route's URL in turn, or the next of
+    /// `alternates` once every address of the first failed before a byte of the request left.
+    private(set) var pool: UpstreamPool
+    /// The route's other URLs whose requests are written alike (same path prefix and `Host`), so
+    /// the head already written stands on any of them.
+    private var alternates: ArraySlice<UpstreamPool>
     private unowned let handler: ProxyHandler
     private var upstreamHead: HTTPRequestHead
     private var sendsChunked: Bool
@@ -48,8 +53,10 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
         upstreamHead: HTTPRequestHead,
         requestID: String,
         asksForUpgrade: Bool,
-        mediation: ExchangeMediation? = nil
+        mediation: ExchangeMediation? = nil,
+        alternates: [UpstreamPool] = []
     ) {
+        self.alternates = alternates[...]
         self.exchange = exchange
         self.mediation = mediation
         self.asksForUpgrade = asksForUpgrade
@@ -111,7 +118,7 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
             sendHead()
         } else {
             do {
-                connection = try pool.connect(excluding: failedAddresses)
+                connection = try connectHere()
             } catch {
                 connectFailed(error)
                 return
@@ -122,6 +129,26 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
             // The head is queued now and flushed once the connection is established.
             sendHead()
         }
+    }
+
+    /// A new connection to the next address of `pool`, moving on to the next alternate URL
+    /// while every address of this one fails at once.
+    private func connectHere() throws(UpstreamPool.ConnectError) -> UpstreamConnection {
+        while true {
+            do {
+                return try pool.connect(excluding: failedAddresses)
+            } catch {
+                guard moveToAlternate() else { throw error }
+            }
+        }
+    }
+
+    /// Moves to the route's next URL; returns whether there was one.
+    private func moveToAlternate() -> Bool {
+        guard let next = alternates.popFirst() else { return false }
+        pool = next
+        failedAddresses = []
+        return true
     }
 
     /// No connection could be started: answered 502, the log line naming the host when it does
@@ -142,10 +169,11 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
     private func retryOnNextAddress(after connection: UpstreamConnection, reason: String) -> Bool {
         pool.addresses.eject(connection.address, reason: reason, at: exchange.loop.nowNanoseconds)
         failedAddresses.append(connection.address)
-        guard failedAddresses.count < pool.addresses.addressCount, let unsent = connection.takeUnsentRequest() else { return false }
+        if failedAddresses.count >= pool.addresses.addressCount, !moveToAlternate() { return false }
+        guard let unsent = connection.takeUnsentRequest() else { return false }
         let next: UpstreamConnection
         do {
-            next = try pool.connect(excluding: failedAddresses)
+            next = try connectHere()
         } catch {
             connectFailed(error)
             return true

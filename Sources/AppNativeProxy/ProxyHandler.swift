@@ -2,10 +2,12 @@ public import AppNativeCore
 public import AppNativeHTTP
 public import AppNativeServer
 
-/// The reverse proxy on one event loop: every exchange goes to the upstream through this loop's
-/// pool. Later layers (authentication, native routes) wrap it and call `forward(_:extraHeaders:)`.
+/// The reverse proxy on one event loop: every exchange goes to an upstream through one of this
+/// loop's pools. Later layers (authentication, routes, native routes) wrap it and call
+/// `forward(_:extraHeaders:pool:)`; served alone, it forwards to its own upstream.
 public final class ProxyHandler: HTTPExchangeHandler {
-    public let pool: UpstreamPool
+    /// The pool `serve` forwards to, when built with an upstream.
+    public let pool: UpstreamPool?
     private let trustedProxies: TrustedProxies
     /// Fields no client may send upstream, removed from every head and trailer section.
     let removedFields: FieldNamePatterns
@@ -28,7 +30,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
 
     public init(
         loop: EventLoop,
-        upstream: UpstreamConfiguration,
+        upstream: UpstreamConfiguration?,
         trustedProxies: TrustedProxies,
         removingFields removedFields: FieldNamePatterns,
         removingCookiesStartingWith strippedCookiePrefixes: [String] = [],
@@ -36,7 +38,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         logger: Logger,
         metrics: MetricsRegistry
     ) {
-        pool = UpstreamPool(loop: loop, configuration: upstream, metrics: metrics)
+        pool = upstream.map { UpstreamPool(loop: loop, configuration: $0, metrics: metrics) }
         self.trustedProxies = trustedProxies
         self.removedFields = removedFields
         self.strippedCookiePrefixes = strippedCookiePrefixes
@@ -50,7 +52,11 @@ public final class ProxyHandler: HTTPExchangeHandler {
     }
 
     public func serve(_ exchange: HTTPExchange) {
-        forward(exchange, extraHeaders: HTTPHeaders())
+        guard let pool else {
+            exchange.respondJSONError(status: 502, detail: "No upstream")
+            return
+        }
+        forward(exchange, extraHeaders: HTTPHeaders(), pool: pool)
     }
 
     /// Sends `exchange` upstream with `extraHeaders` added after the forwarding headers.
@@ -58,9 +64,12 @@ public final class ProxyHandler: HTTPExchangeHandler {
     /// Fields of `removedFields` a client sent (the gateway's: forged identity headers) are always
     /// removed first;
     /// `strippedCookie` is removed from `Cookie`, and `Authorization` unless `keepsAuthorization`.
-    /// A `mediation` (native routes) filters the body and reshapes the answer; `pool` sends the
-    /// exchange to another upstream than this handler's own (a per-route URL); `requestID` is the
-    /// one the caller already resolved for its own logs.
+    /// `pool` is the upstream (the route's, or a native route's own URL), `alternates` the route's
+    /// other URLs, tried in order when every address of `pool` fails before a byte of the request
+    /// left (they must write requests alike: same path prefix and `Host`); `target` replaces the
+    /// request target (a route that strips its prefix). A `mediation` (native routes) filters the
+    /// body and reshapes the answer, and its target wins over `target`; `requestID` is the one
+    /// the caller already resolved for its own logs.
     @discardableResult
     public func forward(
         _ exchange: HTTPExchange,
@@ -68,10 +77,11 @@ public final class ProxyHandler: HTTPExchangeHandler {
         strippedCookie: String? = nil,
         keepsAuthorization: Bool = true,
         mediation: ExchangeMediation? = nil,
-        pool: UpstreamPool? = nil,
+        pool: UpstreamPool,
+        alternates: [UpstreamPool] = [],
+        target: String? = nil,
         requestID: String? = nil
     ) -> ForwardedExchange {
-        let pool = pool ?? self.pool
         let request = exchange.request
         let requestID = requestID ?? RequestID.resolve(from: request.headers, generator: requestIDs)
         // Only a complete WebSocket handshake keeps its upgrade; any other Upgrade is removed, so
@@ -86,7 +96,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
             extraFields: 8 + extraHeaders.count,
             extraBytes: 320 + extraHeaders.storedByteCount
         )
-        if let target = mediation?.upstreamTarget { head.target = target }
+        if let target = mediation?.upstreamTarget ?? target { head.target = target }
         if !pool.configuration.pathPrefix.isEmpty { head.target = pool.configuration.pathPrefix + head.target }
         // We answer `Expect: 100-continue` ourselves when we start reading the body.
         head.headers.remove("Expect")
@@ -114,7 +124,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(
             exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID,
-            asksForUpgrade: isWebSocket, mediation: mediation
+            asksForUpgrade: isWebSocket, mediation: mediation, alternates: alternates
         )
         active[ObjectIdentifier(exchange)] = proxy
         proxy.start()
@@ -149,6 +159,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
     public func exchangeDidEnd(_ exchange: HTTPExchange) {
         let proxy = active.removeValue(forKey: ObjectIdentifier(exchange))
         proxy?.clientExchangeEnded()
+        proxy?.pool.countResponse(status: exchange.responseStatus)
         accessLog.record(
             exchange,
             requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers, generator: requestIDs),

@@ -19,6 +19,8 @@ public final class UpstreamAddresses: Sendable {
     /// `set.generation`, readable without the lock.
     private let currentGeneration = Atomic<UInt64>(0)
     private let isStarted = Atomic<Bool>(false)
+    /// Set by `stop()`: the resolver thread ends at its next wake-up.
+    private let isStopped = Atomic<Bool>(false)
     private let observability: Locked<Observability?>
 
     /// Metrics and the logger, attached once by `start(metrics:logger:)`.
@@ -69,6 +71,12 @@ public final class UpstreamAddresses: Sendable {
         // The gauges follow ejections as they end (for an IP literal nothing else updates them).
         publish(counts)
         return address
+    }
+
+    /// Whether an address is resolved and not ejected now (a route with several URLs prefers
+    /// those that have one).
+    public func hasHealthyAddress(at now: UInt64 = UpstreamAddresses.now) -> Bool {
+        addressSet.withLock { $0.counts(at: now).healthy > 0 }
     }
 
     /// How many addresses a failed connect may move on to.
@@ -139,14 +147,21 @@ public final class UpstreamAddresses: Sendable {
         return isResolved
     }
 
+    /// Ends the resolver thread (a route dropped by a reload): the addresses stay as they are for
+    /// the connections still using them, and are no longer looked up.
+    public func stop() {
+        isStopped.store(true, ordering: .releasing)
+    }
+
     /// The resolver thread: a lookup every refresh interval (every second while the name has
     /// never resolved), and the gauges brought up to date every second (ejections expire).
     private func run() {
         var lastLookup = Self.now
         var isFailing = !isResolved
         let interval = refreshInterval.wholeNanoseconds
-        while true {
+        while !isStopped.load(ordering: .acquiring) {
             Thread.sleep(forTimeInterval: 1)
+            if isStopped.load(ordering: .acquiring) { return }
             let now = Self.now
             if !isResolved || now - lastLookup >= interval {
                 lastLookup = now

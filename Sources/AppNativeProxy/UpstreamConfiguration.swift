@@ -38,6 +38,16 @@ public struct UpstreamConfiguration: Sendable {
         addresses = UpstreamAddresses(target: target, refreshInterval: refresh, ejectFor: ejection)
     }
 
+    /// Uses `other`'s addresses when they are for the same host and port (a reloaded route
+    /// keeps its resolver, its ejections and its pooled connections); otherwise changes nothing.
+    public mutating func shareAddresses(_ other: UpstreamAddresses) {
+        guard other.target == target, other.refreshInterval == addresses.refreshInterval, other.ejection == addresses.ejection else {
+            return
+        }
+        addresses = other
+    }
+
+    /// Why a URL cannot be used; the message does not name the setting (the caller does).
     public struct InvalidURL: Error, Sendable, CustomStringConvertible {
         public let description: String
     }
@@ -49,7 +59,7 @@ public struct UpstreamConfiguration: Sendable {
     public init(url: String, caFile: String? = nil) throws(InvalidURL) {
         let isSecure = url.hasPrefix("https://")
         guard isSecure || url.hasPrefix("http://") else {
-            throw InvalidURL(description: "UPSTREAM_URL must start with http:// or https://")
+            throw InvalidURL(description: "must start with http:// or https://")
         }
         let rest = url.dropFirst(isSecure ? "https://".count : "http://".count)
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -57,13 +67,13 @@ public struct UpstreamConfiguration: Sendable {
         var prefix = String(rest[authorityEnd...])
         while prefix.hasSuffix("/") { prefix.removeLast() }
         guard !authority.isEmpty, !authority.contains("@") else {
-            throw InvalidURL(description: "UPSTREAM_URL needs a host and no user info")
+            throw InvalidURL(description: "needs a host and no user info")
         }
         // The prefix is written in front of every request target, which must be visible ASCII
         // (RFC 9112 §3.2; the serializer stops the process on anything else); a query or
         // fragment in it would swallow the client's path.
         guard prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }) else {
-            throw InvalidURL(description: "UPSTREAM_URL path must be visible ASCII without `?` or `#` (percent-encode spaces and non-ASCII)")
+            throw InvalidURL(description: "the path must be visible ASCII without `?` or `#` (percent-encode spaces and non-ASCII)")
         }
         let hasPort = authority.hasPrefix("[") ? authority.contains("]:") : authority.contains(":")
         let defaultPort: UInt16 = isSecure ? 443 : 80
@@ -71,21 +81,21 @@ public struct UpstreamConfiguration: Sendable {
         var port = defaultPort
         if hasPort, let colon = authority.lastIndex(of: ":") {
             guard let parsed = UInt16(authority[authority.index(after: colon)...]), parsed > 0 else {
-                throw InvalidURL(description: "UPSTREAM_URL has an invalid port: \(authority)")
+                throw InvalidURL(description: "has an invalid port: \(authority)")
             }
             port = parsed
             host = String(authority[..<colon])
         }
         if host.hasPrefix("[") {
-            guard host.hasSuffix("]"), host.contains(":") else { throw InvalidURL(description: "UPSTREAM_URL has an invalid IPv6 host: \(authority)") }
+            guard host.hasSuffix("]"), host.contains(":") else { throw InvalidURL(description: "has an invalid IPv6 host: \(authority)") }
             host = String(host.dropFirst().dropLast())
         }
         guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {
-            throw InvalidURL(description: "UPSTREAM_URL has an invalid host: \(authority)")
+            throw InvalidURL(description: "has an invalid host: \(authority)")
         }
         if host.contains(":") {
             guard (try? SocketAddress(parsing: "[\(host)]:\(port)")) != nil else {
-                throw InvalidURL(description: "UPSTREAM_URL has an invalid IPv6 host: \(authority)")
+                throw InvalidURL(description: "has an invalid IPv6 host: \(authority)")
             }
         }
         target = UpstreamTarget(host: host, port: port)

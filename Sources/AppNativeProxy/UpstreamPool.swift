@@ -6,7 +6,7 @@ import Glibc
 /// Keep-alive connections to the upstream, one pool per event loop (loop-owned, no locks).
 public final class UpstreamPool {
     let loop: EventLoop
-    let configuration: UpstreamConfiguration
+    public let configuration: UpstreamConfiguration
     /// `configuration`'s connect and response timeouts in nanoseconds, converted once (armed on
     /// every request).
     let connectTimeoutNanoseconds: UInt64
@@ -33,21 +33,57 @@ public final class UpstreamPool {
         let connects: Counter
         let reuses: Counter
         let retired: Counter
+        /// By status class, 1xx to 5xx.
+        let responses: [Counter]
     }
 
-    public init(loop: EventLoop, configuration: UpstreamConfiguration, metrics: MetricsRegistry) {
+    /// The route this pool serves, as metrics and logs name it.
+    public let route: String
+    /// Set by `retire()`: the route was reloaded away; connections close instead of idling.
+    private var isRetired = false
+
+    /// The route was dropped or changed by a reload: idle connections close now, and those still
+    /// serving an exchange close when it ends instead of returning to the pool.
+    public func retire() {
+        guard !isRetired else { return }
+        isRetired = true
+        loop.cancel(retirementCheck)
+        while let connection = idle.popLast() {
+            metrics.idle.add(-1)
+            metrics.retired.increment()
+            connection.close()
+        }
+    }
+
+    /// Counts the status a client got for an exchange forwarded through this pool.
+    func countResponse(status: Int) {
+        if (100...599).contains(status) { metrics.responses[status / 100 - 1].increment() }
+    }
+
+    /// - Parameter route: the route this pool serves (`ROUTES_FILE`'s name, `default` for
+    ///   `UPSTREAM_URL`), as its metrics name it.
+    public init(loop: EventLoop, configuration: UpstreamConfiguration, metrics: MetricsRegistry, route: String = "default") {
         self.loop = loop
+        self.route = route
         connectTimeoutNanoseconds = configuration.connectTimeout.wholeNanoseconds
         responseTimeoutNanoseconds = configuration.responseTimeout.wholeNanoseconds
         idleTimeoutNanoseconds = configuration.idleTimeout.wholeNanoseconds
         self.configuration = configuration
-        let labels = ["loop": String(loop.index)]
+        let labels = ["loop": String(loop.index), "route": route]
+        let routeLabel = ["route": route]
         self.metrics = PoolMetrics(
-            open: metrics.gauge("upstream.pool.open", labels: labels, help: "Open upstream connections per loop"),
-            idle: metrics.gauge("upstream.pool.idle", labels: labels, help: "Idle pooled upstream connections per loop"),
-            connects: metrics.counter("upstream.connects", help: "New upstream connections"),
-            reuses: metrics.counter("upstream.reuses", help: "Exchanges served on a pooled connection"),
-            retired: metrics.counter("upstream.retired", help: "Pooled upstream connections closed because their address is no longer listed")
+            open: metrics.gauge("upstream.pool.open", labels: labels, help: "Open upstream connections per loop and route"),
+            idle: metrics.gauge("upstream.pool.idle", labels: labels, help: "Idle pooled upstream connections per loop and route"),
+            connects: metrics.counter("upstream.connects", labels: routeLabel, help: "New upstream connections"),
+            reuses: metrics.counter("upstream.reuses", labels: routeLabel, help: "Exchanges served on a pooled connection"),
+            retired: metrics.counter(
+                "upstream.retired", labels: routeLabel,
+                help: "Pooled upstream connections closed because their address is no longer listed or their route was reloaded away"),
+            responses: (1...5).map {
+                metrics.counter(
+                    "upstream.responses", labels: ["route": route, "status": "\($0)xx"],
+                    help: "Answers to requests forwarded on a route, by status class (as the client got them)")
+            }
         )
         checkedGeneration = configuration.addresses.generation
         if configuration.target.literal == nil { loop.arm(retirementCheck, after: Self.retirementCheckInterval) }
@@ -56,6 +92,7 @@ public final class UpstreamPool {
     public var addresses: UpstreamAddresses { configuration.addresses }
 
     private func periodicRetirementCheck() {
+        guard !isRetired else { return }
         retireUnlisted()
         loop.arm(retirementCheck, after: Self.retirementCheckInterval)
     }
@@ -151,6 +188,11 @@ public final class UpstreamPool {
     }
 
     func giveBack(_ connection: UpstreamConnection) {
+        guard !isRetired else {
+            metrics.retired.increment()
+            connection.close()
+            return
+        }
         if configuration.addresses.generation != checkedGeneration { retireUnlisted() }
         if configuration.addresses.generation != connection.addressGeneration {
             guard configuration.addresses.isListed(connection.address) else {

@@ -1,4 +1,5 @@
 @testable import AppNativeGateway
+import AppNativeProxy
 import Testing
 
 /// `ROUTES_FILE` as values: the choice of a route and the checks of the file, without a socket.
@@ -84,6 +85,49 @@ struct RouteTableTests {
             #expect(text.contains { $0.hasPrefix(expected) }, "missing \(expected) in \(text)")
         }
         #expect(Self.routes("{").isFailure && Self.routes(#"{"routes": []}"#).isFailure && Self.routes("[]").isFailure)
+    }
+
+    static func set(_ json: String, catchAll: String? = nil, reusing previous: RouteSet? = nil) throws -> Result<RouteSet, RoutesFile.Invalid> {
+        let settings = UpstreamSettings()
+        return RouteSet.build(try Self.routes(json).get(), catchAll: try catchAll.map { try settings.configuration(url: $0) }, settings: settings,
+                              reusing: previous)
+    }
+
+    @Test("the set: UPSTREAM_URL is the catch-all route, after the file's; it may not collide with one of them")
+    func catchAll() throws {
+        let set = try Self.set(#"{"routes": [{"name": "b", "path": "/b", "upstream": "http://b:1"}]}"#, catchAll: "http://web:2").get()
+        #expect(set.table.routes.map(\.name) == ["b", RouteSet.catchAllName])
+        #expect(set.table.route(host: "x", path: "/other").map { set.table.routes[$0].name } == RouteSet.catchAllName)
+        for clash in [#"{"routes": [{"name": "root", "upstream": "http://r:1"}]}"#, #"{"routes": [{"name": "default", "path": "/d", "upstream": "http://r:1"}]}"#] {
+            #expect(try Self.set(clash, catchAll: "http://web:2").isFailure, "\(clash)")
+            #expect(try !Self.set(clash).isFailure, "\(clash) without UPSTREAM_URL")
+        }
+    }
+
+    @Test("the set: a reload keeps a URL's configuration when its options are the same, and one host's addresses are shared")
+    func reuse() throws {
+        let first = try Self.set(#"{"routes": [{"name": "a", "upstream": ["http://a:1", "http://a:1/x"]}, {"name": "b", "path": "/b", "upstream": "http://b:1"}]}"#).get()
+        let a = first.upstreams[0].map { ObjectIdentifier($0.configuration.addresses) }
+        #expect(a[0] == a[1], "two URLs on one host and port share their addresses")
+        let second = try Self.set(
+            #"{"routes": [{"name": "a", "upstream": "http://a:1"}, {"name": "b", "path": "/b", "upstream": "http://b:1", "connect_timeout": 1}]}"#,
+            reusing: first
+        ).get()
+        #expect(ObjectIdentifier(second.upstreams[0][0].configuration.addresses) == a[0], "the same URL and options: kept")
+        #expect(second.upstreams[1][0].key != first.upstreams[1][0].key, "other options: another configuration")
+        #expect(second.upstreams[1][0].configuration.connectTimeout == .seconds(1))
+        #expect(ObjectIdentifier(second.upstreams[1][0].configuration.addresses) == ObjectIdentifier(first.upstreams[1][0].configuration.addresses),
+                "the same host keeps its addresses whatever the options")
+        #expect(second.addresses.count == 2)
+    }
+
+    @Test("the set: a URL that cannot be made ready names its route and member")
+    func unusableURL() throws {
+        guard case .failure(let invalid) = try Self.set(#"{"routes": [{"name": "v6", "upstream": "http://[::1:80"}]}"#) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(invalid.problems.map(\.location) == ["routes[0] \"v6\".upstream"], "\(invalid.problems)")
     }
 }
 

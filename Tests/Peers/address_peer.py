@@ -5,7 +5,8 @@ Usage: address_peer.py --host 127.0.0.2 [--port N]
 Listens on host:port (port 0 picks one; SO_REUSEADDR, so a restarted peer binds the same port at
 once) and prints `READY <port>`. Every request is answered `200` with a JSON body naming the
 address that served it and what arrived:
-  {"served_by": "127.0.0.2", "path": "/x", "host": "<Host>", "x_forwarded_host": "<X-Forwarded-Host>"}
+  {"served_by": "127.0.0.2", "path": "/x", "host": "<Host>", "x_forwarded_host": "<X-Forwarded-Host>",
+   "headers": {<every field, lower-case names>}}
 and `GET /__connections` answers {"served_by": ..., "open": N} (connections open now, this one
 included). HTTP/1.1 keep-alive, one thread per connection. Exits when stdin closes.
 """
@@ -54,6 +55,7 @@ def serve(connection, host):
                     "path": target,
                     "host": headers.get("host"),
                     "x_forwarded_host": headers.get("x-forwarded-host"),
+                    "headers": headers,
                 }
             body = json.dumps(answer).encode()
             reply = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)

@@ -13,7 +13,16 @@ import Foundation
 public struct GatewayConfiguration: Sendable {
     public var server: ServerConfiguration
     public var adminAddress: SocketAddress
-    public var upstream: UpstreamConfiguration
+    /// `UPSTREAM_URL`: the one upstream, or with `ROUTES_FILE` the catch-all route `/`.
+    public var upstream: UpstreamConfiguration?
+    /// What every upstream URL shares (timeouts, CA bundle, lookups, `Host`).
+    public var upstreamSettings: UpstreamSettings
+    /// `ROUTES_FILE`, when set.
+    public var routesFile: String?
+    /// The routes at start-up: `ROUTES_FILE`'s, or `UPSTREAM_URL` alone.
+    var routes: RouteSet
+    /// The routes' names at start-up, in the file's order (`default` for `UPSTREAM_URL`).
+    public var routeNames: [String] { routes.table.routes.map(\.name) }
     public var trustedProxies: TrustedProxies
     /// Whether client requests keep their method-override fields (`PASS_METHOD_OVERRIDE`;
     /// `RemovedRequestFields`).
@@ -35,7 +44,8 @@ public struct GatewayConfiguration: Sendable {
         Setting("LISTEN", default: "0.0.0.0:8080", section: "Listeners", "Address of the gateway (`host:port`, `[v6]:port`)."),
         Setting("ADMIN_LISTEN", default: "127.0.0.1:9090", section: "Listeners", "Admin listener: `/healthz`, `/readyz`, `/metrics`. Keep it internal."),
         Setting("EVENT_LOOPS", default: "number of cores", section: "Listeners", "Event loops (threads), each with its own SO_REUSEPORT listener."),
-        Setting("UPSTREAM_URL", section: "Upstream", "Required. `http(s)://host[:port][/prefix]` of the backend (the prefix percent-encoded, no `?` or `#`); https is verified (TLS 1.2+) for the URL's host. A host name is looked up again every `UPSTREAM_DNS_REFRESH` and every address it lists is used; one that does not resolve yet does not stop the gateway."),
+        Setting("UPSTREAM_URL", section: "Upstream", "Required unless ROUTES_FILE is set. `http(s)://host[:port][/prefix]` of the backend (the prefix percent-encoded, no `?` or `#`); https is verified (TLS 1.2+) for the URL's host. A host name is looked up again every `UPSTREAM_DNS_REFRESH` and every address it lists is used; one that does not resolve yet does not stop the gateway. With ROUTES_FILE it is the catch-all route `/` (named `default`)."),
+        Setting("ROUTES_FILE", section: "Upstream", "JSON file `{\"routes\": […]}`: several backends by host and path prefix, each with its own upstream URLs, public paths, access policy, path stripping, `Host`, timeouts, native routes and identity header profile (see docs/routes.md). Re-read on SIGHUP (an unusable file keeps the routes in force)."),
         Setting("TLS_CERT_FILE", section: "Listeners", "PEM certificate chain: terminate TLS (1.2+) on LISTEN. Reloaded on SIGHUP."),
         Setting("TLS_KEY_FILE", section: "Listeners", "PEM private key matching TLS_CERT_FILE. Reloaded on SIGHUP."),
         Setting("UPSTREAM_DNS_REFRESH", default: "30", section: "Upstream", "Seconds between lookups of the upstream URLs' host names (off the event loops); new connections go to the current addresses, pooled ones to dropped addresses are retired once idle. A name that does not resolve yet is retried every second (`/readyz` not ready, requests 502)."),
@@ -132,29 +142,40 @@ public struct GatewayConfiguration: Sendable {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let loops = reader.integer("EVENT_LOOPS", default: cores, in: 1...256)
 
-        var upstream = UpstreamConfiguration(address: SocketAddress(host: "127.0.0.1", port: 1, family: .inet4), hostHeader: "upstream")
+        var upstreamSettings = UpstreamSettings()
+        upstreamSettings.caFile = reader.string("UPSTREAM_CA_FILE")
+        upstreamSettings.connectTimeout = reader.duration("UPSTREAM_CONNECT_TIMEOUT", default: .seconds(5))
+        upstreamSettings.responseTimeout = reader.duration("UPSTREAM_RESPONSE_TIMEOUT", default: .seconds(60))
+        upstreamSettings.idleTimeout = reader.duration("UPSTREAM_IDLE_TIMEOUT", default: .seconds(60))
+        upstreamSettings.maxIdleConnectionsPerLoop = reader.integer("UPSTREAM_MAX_IDLE", default: 64, in: 0...10_000)
+        upstreamSettings.dnsRefresh = .seconds(reader.integer("UPSTREAM_DNS_REFRESH", default: 30, in: 1...86_400))
+        upstreamSettings.ejection = .seconds(reader.integer("UPSTREAM_EJECT_SECONDS", default: 10, in: 1...3_600))
+        if let mode = reader.string("UPSTREAM_HOST_HEADER") {
+            if let parsed = UpstreamHostHeader(rawValue: mode.lowercased()) {
+                upstreamSettings.hostHeader = parsed
+            } else {
+                reader.report("UPSTREAM_HOST_HEADER", "must be client or upstream, got \(mode.debugDescription)")
+            }
+        }
+        var upstream: UpstreamConfiguration?
+        let routesFile = reader.string("ROUTES_FILE")
         if let url = reader.string("UPSTREAM_URL") {
             do {
-                upstream = try UpstreamConfiguration(url: url, caFile: reader.string("UPSTREAM_CA_FILE"))
+                upstream = try upstreamSettings.configuration(url: url)
             } catch {
                 reader.report("UPSTREAM_URL", error.description)
             }
-        } else {
-            reader.report("UPSTREAM_URL", "is required (the backend behind the gateway, e.g. http://127.0.0.1:8000)")
+        } else if routesFile == nil {
+            reader.report("UPSTREAM_URL", "is required unless ROUTES_FILE is set (the backend behind the gateway, e.g. http://127.0.0.1:8000)")
         }
-        upstream.connectTimeout = reader.duration("UPSTREAM_CONNECT_TIMEOUT", default: .seconds(5))
-        upstream.responseTimeout = reader.duration("UPSTREAM_RESPONSE_TIMEOUT", default: .seconds(60))
-        upstream.idleTimeout = reader.duration("UPSTREAM_IDLE_TIMEOUT", default: .seconds(60))
-        upstream.maxIdleConnectionsPerLoop = reader.integer("UPSTREAM_MAX_IDLE", default: 64, in: 0...10_000)
-        upstream.resolve(
-            every: .seconds(reader.integer("UPSTREAM_DNS_REFRESH", default: 30, in: 1...86_400)),
-            ejectingFor: .seconds(reader.integer("UPSTREAM_EJECT_SECONDS", default: 10, in: 1...3_600))
-        )
-        if let mode = reader.string("UPSTREAM_HOST_HEADER") {
-            if let parsed = UpstreamHostHeader(rawValue: mode.lowercased()) {
-                upstream.hostHeaderMode = parsed
-            } else {
-                reader.report("UPSTREAM_HOST_HEADER", "must be client or upstream, got \(mode.debugDescription)")
+        // A placeholder while a problem is reported: `finish` throws before it is used.
+        var routes = RouteSet.single(upstream ?? UpstreamConfiguration(address: SocketAddress(host: "127.0.0.1", port: 1, family: .inet4), hostHeader: "upstream"))
+        if let routesFile {
+            switch RoutesFile.load(path: routesFile).flatMap({ RouteSet.build($0, catchAll: upstream, settings: upstreamSettings) }) {
+            case .success(let set):
+                routes = set
+            case .failure(let invalid):
+                for problem in invalid.problems { reader.report("ROUTES_FILE", problem.description) }
             }
         }
 
@@ -198,7 +219,7 @@ public struct GatewayConfiguration: Sendable {
         let grace = reader.duration("SHUTDOWN_GRACE_PERIOD", default: .seconds(25))
         let accessLog = reader.boolean("ACCESS_LOG", default: true)
         let identity = IdentityConfiguration.read(&reader)
-        let native = NativeRoutesConfiguration.read(&reader, base: upstream)
+        let native = NativeRoutesConfiguration.read(&reader, settings: upstreamSettings)
         var appSiteAssociation: AppleAppSiteAssociation?
         let appIDs = reader.list("APPLE_APP_IDS")
         if !appIDs.isEmpty {
@@ -218,6 +239,9 @@ public struct GatewayConfiguration: Sendable {
             server: server,
             adminAddress: admin,
             upstream: upstream,
+            upstreamSettings: upstreamSettings,
+            routesFile: routesFile,
+            routes: routes,
             trustedProxies: trusted,
             passesMethodOverride: passesMethodOverride,
             shutdownGracePeriod: grace,

@@ -14,6 +14,9 @@ final class NativeRouter {
     /// This loop's pools for routes with their own URL.
     private let pools: [NativeRoute: UpstreamPool]
 
+    /// `NATIVE_ROUTES`: whether routes serve the native routes unless they say otherwise.
+    var isEnabled: Bool { configuration.isEnabled }
+
     init(loop: EventLoop, configuration: NativeRoutesConfiguration, metrics: NativeRouteMetrics, registry: MetricsRegistry, logger: Logger) {
         self.configuration = configuration
         self.metrics = metrics
@@ -28,8 +31,10 @@ final class NativeRouter {
         case none
     }
 
-    func match(path: String, method: String) -> Match {
-        guard configuration.isEnabled, path.hasPrefix(configuration.prefix) else { return .none }
+    /// The native route `path` names on a route that serves them (`enabled`: the route's
+    /// `native_routes`, else `NATIVE_ROUTES`).
+    func match(path: String, method: String, enabled: Bool) -> Match {
+        guard enabled, path.hasPrefix(configuration.prefix) else { return .none }
         let suffix = path.dropFirst(configuration.prefix.count)
         guard let route = NativeRoute.allCases.first(where: { $0.pathSuffix == suffix }) else { return .none }
         if route.method == method || (route.method == "GET" && method == "HEAD") { return .route(route) }

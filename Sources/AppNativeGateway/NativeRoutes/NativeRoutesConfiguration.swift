@@ -24,7 +24,7 @@ public struct NativeRoutesConfiguration: Sendable {
         public var path: String
     }
 
-    static func read(_ reader: inout EnvironmentReader, base: UpstreamConfiguration) -> NativeRoutesConfiguration {
+    static func read(_ reader: inout EnvironmentReader, settings: UpstreamSettings) -> NativeRoutesConfiguration {
         var configuration = NativeRoutesConfiguration()
         configuration.isEnabled = reader.boolean("NATIVE_ROUTES", default: true)
         if let prefix = reader.string("NATIVE_PREFIX") {
@@ -39,18 +39,12 @@ public struct NativeRoutesConfiguration: Sendable {
         for route in NativeRoute.allCases {
             guard let url = reader.string(route.upstreamURLSetting) else { continue }
             do {
-                var upstream = try UpstreamConfiguration(url: url, caFile: reader.string("UPSTREAM_CA_FILE"))
-                upstream.connectTimeout = base.connectTimeout
-                upstream.responseTimeout = base.responseTimeout
-                upstream.idleTimeout = base.idleTimeout
-                upstream.maxIdleConnectionsPerLoop = base.maxIdleConnectionsPerLoop
-                upstream.hostHeaderMode = base.hostHeaderMode
-                upstream.resolve(every: base.addresses.refreshInterval, ejectingFor: base.addresses.ejection)
+                var upstream = try settings.configuration(url: url)
                 let path = upstream.pathPrefix.isEmpty ? "/" : upstream.pathPrefix
                 upstream.pathPrefix = ""
                 configuration.routeUpstreams[route] = RouteUpstream(upstream: upstream, path: path)
             } catch {
-                reader.report(route.upstreamURLSetting, error.description.replacingOccurrences(of: "UPSTREAM_URL", with: "the URL"))
+                reader.report(route.upstreamURLSetting, error.description)
             }
         }
         configuration.documentMaxBytes = reader.integer("DOCUMENT_MAX_BYTES", default: configuration.documentMaxBytes, in: 1...(1 << 40))

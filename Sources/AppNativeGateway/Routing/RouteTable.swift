@@ -31,16 +31,9 @@ struct RouteTable: Sendable {
         return nil
     }
 
-    /// `target` (path and query) as the route's upstream gets it: without the route's prefix
-    /// when the route strips it, and never empty (`/` at least).
+    /// `target` (path and query) as the route's upstream gets it (`RouteDefinition.upstreamTarget`).
     func upstreamTarget(_ target: String, route index: Int) -> String {
-        let route = routes[index]
-        guard route.stripsPath else { return target }
-        let query = target.firstIndex(of: "?")
-        let path = query.map { target[..<$0] } ?? Substring(target)
-        let rest = route.path.remainder(of: String(path)) ?? String(path)
-        let stripped = rest.isEmpty ? "/" : rest
-        return stripped + (query.map { String(target[$0...]) } ?? "")
+        routes[index].upstreamTarget(target)
     }
 
     /// `host` lower-cased without its port: `Example.COM:8443` → `example.com`, `[::1]:80` → `[::1]`.

@@ -1,5 +1,6 @@
 import AppNativeIdentity
 import AppNativeJSON
+import AppNativeProxy
 import Foundation
 
 /// Reads `ROUTES_FILE`: `{"routes": [ … ]}`, each route an object with
@@ -165,7 +166,7 @@ private struct RouteReader {
             if case .bool(let flag) = value { route.stripsPath = flag } else { problem("strip_path", "must be true or false") }
         }
         if let value = object["host_header"] {
-            if let mode = value.stringValue.flatMap(RouteDefinition.HostHeader.init(rawValue:)) {
+            if let mode = value.stringValue.flatMap(UpstreamHostHeader.init(rawValue:)) {
                 route.hostHeader = mode
             } else {
                 problem("host_header", "must be \"client\" or \"upstream\"")

@@ -45,3 +45,16 @@ extension TLSServerContext: FileReloading {
         }
     }
 }
+
+extension RoutesSource: FileReloading {
+    var name: String { "routes" }
+    var fileVariables: [String] { path == nil ? [] : ["ROUTES_FILE"] }
+
+    func reloadFiles() throws(FileReloadFailure) {
+        do {
+            try reload()
+        } catch {
+            throw FileReloadFailure(variable: "ROUTES_FILE", reason: error.description)
+        }
+    }
+}

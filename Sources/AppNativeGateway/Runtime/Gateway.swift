@@ -24,7 +24,10 @@ public final class Gateway: Sendable {
     public let verifier: EntraTokenVerifier
     /// The browser sign-in when `BROWSER_SIGN_IN` is on.
     private let signIn: BrowserSignIn?
-    /// What `SIGHUP` reads again (`reloadFiles`): the access policy, the secrets read from files.
+    /// The routes in force (`ROUTES_FILE`, or `UPSTREAM_URL` alone; `reloadFiles`).
+    private let routes: RoutesSource
+    /// What `SIGHUP` reads again (`reloadFiles`): the TLS certificate, the access policy, the
+    /// routes, the secrets read from files.
     private let reloadables: [any FileReloading]
     /// `config.reloads{file,outcome}` by file setting, then outcome.
     private let reloadCounters: [String: [String: Counter]]
@@ -57,6 +60,10 @@ public final class Gateway: Sendable {
         let accessPolicy = identity.accessPolicy.map { policy in
             AccessPolicySource(path: identity.accessPolicyFile ?? "", policy: policy)
         }
+        let routes = RoutesSource(
+            path: configuration.routesFile, routes: configuration.routes, catchAll: configuration.upstream,
+            settings: configuration.upstreamSettings)
+        self.routes = routes
         let assertions = IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience)
         var settings = IdentitySettings(
             authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
@@ -104,7 +111,7 @@ public final class Gateway: Sendable {
         server = try HTTPServer(configuration: configuration.server, metrics: metrics, logger: logger) { loop in
             let proxy = ProxyHandler(
                 loop: loop,
-                upstream: configuration.upstream,
+                upstream: nil,
                 trustedProxies: configuration.trustedProxies,
                 removingFields: removedFields,
                 // The sign-in's attempt cookies (on https `Path=/`, so sent with every request
@@ -128,6 +135,8 @@ public final class Gateway: Sendable {
                 loop: loop,
                 proxy: proxy,
                 native: native,
+                routes: routes,
+                registry: metrics,
                 appSiteAssociation: appSiteAssociation,
                 openAPIDocument: openAPIDocument,
                 settings: settings,
@@ -146,7 +155,7 @@ public final class Gateway: Sendable {
             push = api
             pushReloadables = Self.pushReloadables(api, sender, configuration.secretFiles)
         }
-        let fileReloadables: [(any FileReloading)?] = [configuration.server.tls, accessPolicy]
+        let fileReloadables: [(any FileReloading)?] = [configuration.server.tls, accessPolicy, routes.path == nil ? nil : routes]
         reloadables = fileReloadables.compactMap { $0 } + secretFiles.reloadables + pushReloadables
         var reloadCounters: [String: [String: Counter]] = [:]
         for file in reloadables.flatMap(\.fileVariables) {
@@ -156,12 +165,11 @@ public final class Gateway: Sendable {
         }
         self.reloadCounters = reloadCounters
         let ownListener = configuration.push.listenAddress
-        let upstreamAddresses = configuration.upstream.addresses
         admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] loop in
             // Ready once the tenant's keys are loaded: before that every token would get 503.
-            // …and once the upstream's host resolved (before that every request would get 502).
+            // …and once every route's upstream host resolved (before that its requests would get 502).
             AdminHandler(
-                loop: loop, metrics: metrics, isReady: { verifier.keys.isLoaded && upstreamAddresses.isResolved },
+                loop: loop, metrics: metrics, isReady: { verifier.keys.isLoaded && routes.isResolved },
                 push: ownListener == nil ? push : nil)
         }
         if let push, let ownListener {
@@ -187,7 +195,7 @@ public final class Gateway: Sendable {
     public func start() async {
         // Each upstream URL's host is looked up once here, then by its resolver thread; a name
         // that does not resolve yet leaves the gateway running but not ready.
-        configuration.upstream.addresses.start(metrics: metrics, logger: logger)
+        routes.start(metrics: metrics, logger: logger)
         for route in configuration.native.routeUpstreams.values {
             route.upstream.addresses.start(metrics: metrics, logger: logger)
         }
@@ -202,8 +210,9 @@ public final class Gateway: Sendable {
     }
 
     /// `SIGHUP`: reads every file that can change at run time again (`TLS_CERT_FILE` and
-    /// `TLS_KEY_FILE`, `ACCESS_POLICY_FILE`, the secrets' `…_FILE` settings) and swaps each value in whole for new requests (requests in
-    /// flight finish on the one they started with). A file that cannot be read or checked keeps
+    /// `TLS_KEY_FILE`, `ACCESS_POLICY_FILE`, `ROUTES_FILE`, the secrets' `…_FILE` settings) and
+    /// swaps each value in whole for new requests (requests in flight finish on the one they
+    /// started with). A file that cannot be read or checked keeps
     /// its value in force: the problem is logged (never the content) and counted
     /// (`config.reloads{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {

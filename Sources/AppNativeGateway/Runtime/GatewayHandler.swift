@@ -13,7 +13,8 @@ import Foundation
 /// The gateway's request path on one loop: the routing table (`GatewayRoutes`) decides where a
 /// request goes; the gateway's own endpoints answer (`GatewayEndpoints`, and
 /// `BrowserSignInEndpoints` for the browser sign-in); everything else is authenticated, meets the
-/// Origin rule and authorization, gets its identity headers, then goes to a native route or the proxy.
+/// Origin rule and authorization, gets its identity headers, then goes to a native route or the
+/// proxy, on the route (`ServedRoute`) chosen for it before its credentials were read.
 final class GatewayHandler: HTTPExchangeHandler {
     private let proxy: ProxyHandler
     private let native: NativeRouter
@@ -26,8 +27,12 @@ final class GatewayHandler: HTTPExchangeHandler {
     private var endpoints: GatewayEndpoints
     /// The browser sign-in, when `BROWSER_SIGN_IN` is on.
     private let signIn: BrowserSignInEndpoints?
-    /// Identity header blocks and `Set-Cookie` fields of repeated identities (loop-owned).
+    /// Identity header blocks and `Set-Cookie` fields of repeated identities (loop-owned), in
+    /// `IDENTITY_HEADERS`' profile and in the other profiles routes ask for.
     private var renderedIdentities: RenderedIdentities
+    private var renderedByProfile: [IdentityHeaders.Profile: RenderedIdentities] = [:]
+    /// This loop's copy of the routes in force (`ROUTES_FILE`, or `UPSTREAM_URL` alone).
+    private var loopRoutes: LoopRoutes
     private let crossSite: CrossSiteRules
     /// Exchanges waiting for a key reload, and for the authorization hook (loop-owned).
     private let keyReloads: OffLoopWait<Admission>
@@ -41,11 +46,11 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// the authorization hook has to be waited for.
     private enum Admission {
         /// The upstream, or a native route: the Origin rule and authorization first.
-        case upstream(path: DecisionPath, nativeRoute: NativeRoute?)
+        case upstream(path: DecisionPath, nativeRoute: NativeRoute?, route: ServedRoute)
         /// Forward-auth `verify`: the original request a front proxy asks about, judged by the
         /// same Origin rule and authorization as a request for the upstream; 200 instead of the
         /// upstream.
-        case forwardAuth(original: HTTPRequestHead, path: DecisionPath)
+        case forwardAuth(original: HTTPRequestHead, path: DecisionPath, route: ServedRoute)
         /// `<AUTH_PATH_PREFIX>session`, `me`: answered by the gateway itself.
         case endpoint(AuthenticatedEndpoint)
     }
@@ -61,6 +66,8 @@ final class GatewayHandler: HTTPExchangeHandler {
         /// `verify`.
         let request: HTTPRequestHead
         let path: DecisionPath
+        /// The route the request was chosen for: its policy, identity profile and upstreams.
+        let route: ServedRoute
         let destination: Destination
         let identity: VerifiedIdentity
         let refreshesCookie: Bool
@@ -76,6 +83,8 @@ final class GatewayHandler: HTTPExchangeHandler {
         loop: EventLoop,
         proxy: ProxyHandler,
         native: NativeRouter,
+        routes routesSource: RoutesSource,
+        registry: MetricsRegistry,
         appSiteAssociation: [UInt8]?,
         openAPIDocument: [UInt8],
         settings: IdentitySettings,
@@ -91,9 +100,10 @@ final class GatewayHandler: HTTPExchangeHandler {
         hookCalls = OffLoopWait(loop: loop)
         groupLookups = OffLoopWait(loop: loop)
         self.native = native
-        routes = GatewayRoutes(
-            authPathPrefix: settings.authPathPrefix, publicPathPrefixes: settings.publicPathPrefixes.map(PathPrefix.init),
-            servesAppSiteAssociation: appSiteAssociation != nil, crossSite: crossSite)
+        routes = GatewayRoutes(authPathPrefix: settings.authPathPrefix, servesAppSiteAssociation: appSiteAssociation != nil, crossSite: crossSite)
+        loopRoutes = LoopRoutes(
+            source: routesSource, loop: loop, registry: registry, publicPaths: settings.publicPathPrefixes.map(PathPrefix.init),
+            servesNativeRoutes: native.isEnabled)
         endpoints = GatewayEndpoints(
             settings: settings, crossSite: crossSite, appSiteAssociation: appSiteAssociation, openAPIDocument: openAPIDocument)
         self.signIn = signIn
@@ -127,26 +137,34 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     func serve(_ exchange: HTTPExchange) {
         takeRotatedSecrets()
-        let route = routes.route(exchange.request, native: native)
+        let route = routes.route(exchange.request, native: native, routes: &loopRoutes)
         switch route {
-        case .badTarget, .unknownEndpoint, .nativeWrongMethod:
+        case .badTarget, .unknownEndpoint, .nativeWrongMethod, .noRoute:
             refuse(route, exchange)
         case .appSiteAssociation:
             endpoints.serveAppSiteAssociation(exchange)
         case .endpoint(let endpoint):
             serveEndpoint(endpoint, exchange)
-        case .preflight, .publicPath:
-            forwardAnonymous(exchange)
-        case .native(let path, let nativeRoute):
-            authenticate(exchange, .upstream(path: path, nativeRoute: nativeRoute))
-        case .upstream(let path):
-            authenticate(exchange, .upstream(path: path, nativeRoute: nil))
+        case .preflight(let served), .publicPath(let served):
+            name(served, exchange)
+            forwardAnonymous(exchange, served)
+        case .native(let path, let nativeRoute, let served):
+            name(served, exchange)
+            authenticate(exchange, .upstream(path: path, nativeRoute: nativeRoute, route: served))
+        case .upstream(let path, let served):
+            name(served, exchange)
+            authenticate(exchange, .upstream(path: path, nativeRoute: nil, route: served))
         }
+    }
+
+    /// Access-log lines name the route when routes come from `ROUTES_FILE`.
+    private func name(_ route: ServedRoute, _ exchange: HTTPExchange) {
+        if route.isNamed { exchange.logFields["route"] = route.name }
     }
 
     /// The answers of the routing table itself, the same for a request and for the original
     /// request behind `verify`: 400 for a target the gateway refuses, 404 for an unknown
-    /// endpoint, 405 for a native route's wrong method.
+    /// endpoint or a request no route takes, 405 for a native route's wrong method.
     private func refuse(_ route: GatewayRoute, _ exchange: HTTPExchange) {
         switch route {
         case .badTarget:
@@ -154,6 +172,9 @@ final class GatewayHandler: HTTPExchangeHandler {
             exchange.respondJSONError(status: 400, detail: "Bad Request")
         case .nativeWrongMethod(let allowed):
             exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
+        case .noRoute:
+            exchange.logFields["route"] = "none"
+            exchange.respondJSONError(status: 404, detail: "Not Found")
         case .unknownEndpoint, .appSiteAssociation, .endpoint, .preflight, .publicPath, .native, .upstream:
             exchange.respondJSONError(status: 404, detail: "Not Found")
         }
@@ -167,12 +188,13 @@ final class GatewayHandler: HTTPExchangeHandler {
         switch admission {
         case .endpoint(let endpoint):
             answer(endpoint, exchange, identity, refreshesCookie: refreshesCookie)
-        case .upstream(let path, let nativeRoute):
+        case .upstream(let path, let nativeRoute, let route):
             admit(exchange, Admitted(
-                request: exchange.request, path: path, destination: .upstream(nativeRoute), identity: identity,
+                request: exchange.request, path: path, route: route, destination: .upstream(nativeRoute), identity: identity,
                 refreshesCookie: refreshesCookie))
-        case .forwardAuth(let original, let path):
-            admit(exchange, Admitted(request: original, path: path, destination: .verify, identity: identity, refreshesCookie: false))
+        case .forwardAuth(let original, let path, let route):
+            admit(exchange, Admitted(
+                request: original, path: path, route: route, destination: .verify, identity: identity, refreshesCookie: false))
         }
     }
 
@@ -191,7 +213,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// fields on its 200 for the front proxy to copy.
     private func authorized(_ exchange: HTTPExchange, _ admitted: Admitted, hookHeaders: HTTPHeaders) {
         let identity = admitted.identity
-        let rendered = rendered(identity, issuingCookie: admitted.refreshesCookie)
+        let rendered = rendered(identity, issuingCookie: admitted.refreshesCookie, profile: admitted.route.definition.identityProfile)
         exchange.extraResponseHeaders.append(contentsOf: rendered.setCookie)
         var headers = rendered.identity
         headers.append(contentsOf: hookHeaders)
@@ -199,13 +221,17 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .verify:
             endpoints.answerVerify(exchange, identityHeaders: headers)
         case .upstream(let nativeRoute?):
-            serveNative(nativeRoute, exchange, identityHeaders: headers)
+            serveNative(nativeRoute, exchange, identityHeaders: headers, route: admitted.route)
         case .upstream(nil):
+            let (pool, alternates) = admitted.route.nextPools()
             let forwarded = proxy.forward(
                 exchange,
                 extraHeaders: headers,
                 strippedCookie: cookieName,
-                keepsAuthorization: settings.passesAuthorization
+                keepsAuthorization: settings.passesAuthorization,
+                pool: pool,
+                alternates: alternates,
+                target: admitted.route.upstreamTarget(exchange.request.target)
             )
             closeWhenCredentialExpires(exchange, forwarded, identity: identity)
         }
@@ -213,11 +239,12 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     // MARK: Authorization
 
-    /// The access policy, then the authorization hook (cached per object id, else asked off the
-    /// loop). 403 `Not allowed` on deny, 503 when the hook cannot answer (contract/auth.md §7).
+    /// The access policy (the route's, else `ACCESS_POLICY_FILE`'s), then the authorization hook
+    /// (cached per object id, else asked off the loop). 403 `Not allowed` on deny, 503 when the
+    /// hook cannot answer (contract/auth.md §7).
     private func authorize(_ exchange: HTTPExchange, _ admitted: Admitted) {
         // Read once: a request finishes on the policy it started with, whatever SIGHUP swaps in.
-        guard let policy = accessPolicy?.policy() else {
+        guard let policy = admitted.route.definition.policy ?? accessPolicy?.policy() else {
             authorizeByHook(exchange, admitted)
             return
         }
@@ -327,8 +354,8 @@ final class GatewayHandler: HTTPExchangeHandler {
             identity.user.groups = groups
             return .allowed(
                 Admitted(
-                    request: admitted.request, path: admitted.path, destination: admitted.destination, identity: identity,
-                    refreshesCookie: admitted.refreshesCookie))
+                    request: admitted.request, path: admitted.path, route: admitted.route, destination: admitted.destination,
+                    identity: identity, refreshesCookie: admitted.refreshesCookie))
         case .unknown(let reason):
             logger.warning(
                 "a groups rule met a groups overage: the credential does not carry all the caller's groups, refused",
@@ -363,10 +390,12 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     /// A native route: its body is checked against the contract before the upstream sees it, and
     /// the upstream's answer is shaped into the contract's (contract/routes.md).
-    private func serveNative(_ route: NativeRoute, _ exchange: HTTPExchange, identityHeaders: HTTPHeaders) {
+    /// A native route's events go to its own URL when it has one, else to the route's upstream.
+    private func serveNative(_ nativeRoute: NativeRoute, _ exchange: HTTPExchange, identityHeaders: HTTPHeaders, route: ServedRoute) {
         let requestID = RequestID.resolve(from: exchange.request.headers)
-        exchange.logFields["native.route"] = route.rawValue
-        guard let (mediation, pool) = native.mediation(for: route, exchange: exchange, requestID: requestID) else { return }
+        exchange.logFields["native.route"] = nativeRoute.rawValue
+        guard let (mediation, ownPool) = native.mediation(for: nativeRoute, exchange: exchange, requestID: requestID) else { return }
+        let (pool, alternates) = ownPool.map { ($0, []) } ?? route.nextPools()
         proxy.forward(
             exchange,
             extraHeaders: identityHeaders,
@@ -374,6 +403,8 @@ final class GatewayHandler: HTTPExchangeHandler {
             keepsAuthorization: settings.passesAuthorization,
             mediation: mediation,
             pool: pool,
+            alternates: alternates,
+            target: route.upstreamTarget(exchange.request.target),
             requestID: requestID
         )
     }
@@ -434,12 +465,12 @@ final class GatewayHandler: HTTPExchangeHandler {
             exchange.logFields["auth.reason"] = rejection.reason
             // A browser navigation without a valid credential is sent to sign in; every other
             // request (and every 403/503) keeps its answer. Native routes never redirect.
-            if rejection.status == 401, case .upstream(_, nil) = admission, let signIn, signIn.isSignInNavigation(exchange.request) {
+            if rejection.status == 401, case .upstream(_, nil, _) = admission, let signIn, signIn.isSignInNavigation(exchange.request) {
                 metrics.outcome("redirected", reason: "sign_in")
                 signIn.redirectToSignIn(exchange)
                 return
             }
-            if rejection.status == 401, case .forwardAuth(let original, _) = admission, let signIn,
+            if rejection.status == 401, case .forwardAuth(let original, _, _) = admission, let signIn,
                 let location = signIn.forwardAuthSignInLocation(original)
             {
                 answerForwardAuthNavigation(exchange, rejection, location: location)
@@ -476,18 +507,28 @@ final class GatewayHandler: HTTPExchangeHandler {
         exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
     }
 
-    /// The identity headers for the upstream, and the `Set-Cookie` field for the client when
-    /// `issuingCookie` and sessions are configured (else empty).
-    private func rendered(_ identity: VerifiedIdentity, issuingCookie: Bool) -> (identity: HTTPHeaders, setCookie: HTTPHeaders) {
-        renderedIdentities.rendered(identity, issuingCookie: issuingCookie)
+    /// The identity headers for the upstream (in `profile`, a route's, else `IDENTITY_HEADERS`'),
+    /// and the `Set-Cookie` field for the client when `issuingCookie` and sessions are
+    /// configured (else empty).
+    private func rendered(
+        _ identity: VerifiedIdentity, issuingCookie: Bool, profile: IdentityHeaders.Profile? = nil
+    ) -> (identity: HTTPHeaders, setCookie: HTTPHeaders) {
+        guard let profile, profile != settings.profile else { return renderedIdentities.rendered(identity, issuingCookie: issuingCookie) }
+        // In place (`default:` subscript): a copy would duplicate the whole cache per request.
+        return renderedByProfile[profile, default: RenderedIdentities(
+            assertions: settings.assertions, profile: profile, cookies: settings.authenticator.cookies)]
+            .rendered(identity, issuingCookie: issuingCookie)
     }
 
     private func identityHeaders(_ identity: VerifiedIdentity) -> HTTPHeaders {
         renderedIdentities.rendered(identity, issuingCookie: false).identity
     }
 
-    private func forwardAnonymous(_ exchange: HTTPExchange) {
-        proxy.forward(exchange, extraHeaders: HTTPHeaders(), strippedCookie: cookieName, keepsAuthorization: settings.passesAuthorization)
+    private func forwardAnonymous(_ exchange: HTTPExchange, _ route: ServedRoute) {
+        let (pool, alternates) = route.nextPools()
+        proxy.forward(
+            exchange, extraHeaders: HTTPHeaders(), strippedCookie: cookieName, keepsAuthorization: settings.passesAuthorization,
+            pool: pool, alternates: alternates, target: route.upstreamTarget(exchange.request.target))
     }
 
     // MARK: Endpoints
@@ -558,16 +599,20 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .success(let request):
             original = request
         }
-        let route = routes.route(original, native: native)
+        let route = routes.route(original, native: native, routes: &loopRoutes)
         switch route {
-        case .badTarget, .unknownEndpoint, .nativeWrongMethod:
+        case .badTarget, .unknownEndpoint, .nativeWrongMethod, .noRoute:
             refuse(route, exchange)
-        case .appSiteAssociation, .endpoint, .preflight, .publicPath:
-            // Served without credentials on the proxy path too (the gateway's own endpoints
-            // apply their own rules when the front proxy sends them there).
+        case .appSiteAssociation, .endpoint:
+            // The gateway's own endpoints apply their own rules when the front proxy sends them there.
             endpoints.answerVerifyAnonymous(exchange)
-        case .native(let path, _), .upstream(let path):
-            authenticate(exchange, .forwardAuth(original: original, path: path))
+        case .preflight(let served), .publicPath(let served):
+            // Served without credentials on the proxy path too.
+            name(served, exchange)
+            endpoints.answerVerifyAnonymous(exchange)
+        case .native(let path, _, let served), .upstream(let path, let served):
+            name(served, exchange)
+            authenticate(exchange, .forwardAuth(original: original, path: path, route: served))
         }
     }
 }
