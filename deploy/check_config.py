@@ -21,6 +21,9 @@ from pathlib import Path
 
 import yaml
 
+sys.dont_write_bytecode = True  # no __pycache__ left in deploy/ by the import below
+import arm_template  # noqa: E402
+
 ROOT = Path(sys.argv[1])
 BINARY = sys.argv[2]
 DEPLOY = ROOT / "deploy"
@@ -103,25 +106,67 @@ for line in (DEPLOY / "systemd" / "env.example").read_text(encoding="utf-8").spl
         environment[key.strip()] = value.strip().strip('"')
 check("systemd env.example", environment, shipped_must_fail=True)
 
-# Azure: container env, parameters replaced by the test values.
+# Azure: container env, parameters replaced by the test values, for each shape the template
+# offers: ID tokens without push or sign-in (the defaults), and access tokens alone with the push
+# API and the browser sign-in.
 template = json.loads((DEPLOY / "azure" / "azuredeploy.json").read_text(encoding="utf-8"))
 app = next(r for r in template["resources"] if r["type"] == "Microsoft.App/containerApps")
-secret_values = {item["name"]: item["value"] for item in app["properties"]["configuration"]["secrets"]}
 by_parameter = {
     "upstreamUrl": "UPSTREAM_URL", "entraTenantId": "ENTRA_TENANT_ID", "entraAudience": "ENTRA_AUDIENCE",
+    "entraApiClientId": "ENTRA_API_CLIENT_ID", "entraClientId": "ENTRA_CLIENT_ID", "publicUrl": "PUBLIC_URL",
     "appleAppIds": "APPLE_APP_IDS", "apnsKeyId": "APNS_KEY_ID", "apnsTeamId": "APNS_TEAM_ID",
     "apnsBundleId": "APNS_BUNDLE_ID", "deadTokenWebhookUrl": "DEAD_TOKEN_WEBHOOK_URL", "sessionSecret": "SESSION_SECRET",
     "assertionKeys": "ASSERTION_KEYS", "apnsKey": "APNS_KEY", "pushApiKeys": "PUSH_API_KEYS",
+    "entraClientSecret": "ENTRA_CLIENT_SECRET", "sessionSecretPrevious": "SESSION_SECRET_PREVIOUS",
 }
-environment = {}
-for entry in app["properties"]["template"]["containers"][0]["env"]:
-    value = entry.get("value") or secret_values[entry["secretRef"]]
+FILLED.update({
+    "ENTRA_API_CLIENT_ID": "00000000-0000-4000-8000-0000000a0a1d",
+    "ENTRA_CLIENT_ID": "00000000-0000-4000-8000-0000000c11e7",
+    "ENTRA_CLIENT_SECRET": secrets.token_urlsafe(32),
+    "PUBLIC_URL": "https://apps.example.com",
+    "SESSION_SECRET_PREVIOUS": secrets.token_urlsafe(48),
+})
+shapes = {
+    "ID tokens, no push, no sign-in": {"given": {"entraAudience"}, "flags": {}},
+    "access tokens, push, sign-in, a previous session secret": {
+        "given": {"entraApiClientId", "sessionSecretPrevious", "appleAppIds", "apnsKeyId", "apnsTeamId", "apnsBundleId", "deadTokenWebhookUrl",
+                  "apnsKey", "pushApiKeys", "entraClientId", "entraClientSecret", "publicUrl"},
+        "flags": {"enablePush": True, "browserSignIn": True},
+    },
+}
+always = {"upstreamUrl", "entraTenantId", "sessionSecret", "assertionKeys"}
+
+
+def parameter_value(name: str, shape: dict) -> str:
+    if name in shape["flags"]:
+        return shape["flags"][name]
+    if name in by_parameter and (name in always or name in shape["given"]):
+        return FILLED[by_parameter[name]]
+    return template["parameters"][name].get("defaultValue", "")
+
+
+def evaluate(value: str, shape: dict) -> str:
     parameter = re.fullmatch(r"\[parameters\('(\w+)'\)\]", value)
     if parameter:
-        name = parameter.group(1)
-        value = FILLED[by_parameter[name]] if name in by_parameter else template["parameters"][name].get("defaultValue", "")
-    environment[entry["name"]] = value
-check("azure container env", environment, shipped_must_fail=False)
+        return str(parameter_value(parameter.group(1), shape))
+    flag = re.fullmatch(r"\[if\(parameters\('(\w+)'\), '(\w*)', '(\w*)'\)\]", value)
+    if flag:
+        return flag.group(2) if parameter_value(flag.group(1), shape) else flag.group(3)
+    if value.startswith("["):
+        problems.append(f"azure: check_config.py cannot evaluate {value}")
+    return value
+
+
+for label, shape in shapes.items():
+    values = {name: parameter_value(name, shape) for name in template["parameters"]}
+    secret_values = {
+        item["name"]: item["value"]
+        for item in arm_template.expand(template, app["properties"]["configuration"]["secrets"], values)
+    }
+    environment = {}
+    for entry in arm_template.expand(template, app["properties"]["template"]["containers"][0]["env"], values):
+        environment[entry["name"]] = evaluate(entry.get("value") or secret_values[entry["secretRef"]], shape)
+    check(f"azure container env ({label})", environment, shipped_must_fail=False)
 
 for line in problems:
     print(f"config check: {line}")

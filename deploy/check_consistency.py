@@ -18,6 +18,9 @@ from pathlib import Path
 
 import yaml
 
+sys.dont_write_bytecode = True  # no __pycache__ left in deploy/ by the import below
+import arm_template  # noqa: E402
+
 ROOT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
 problems: list[str] = []
@@ -143,6 +146,61 @@ for rule in policy["ingress"]:
             problem("kubernetes/networkpolicy.yaml", "the admin port is open to every namespace")
     if not rule.get("ports"):
         problem("kubernetes/networkpolicy.yaml", "an ingress rule opens every port")
+# The backends verify X-AppNative-Identity with the keys at /.auth/jwks.json on the client port:
+# the pods the gateway may reach as its upstream (egress) must be admitted to that port.
+upstream_labels = [
+    peer["podSelector"]["matchLabels"]
+    for rule in policy["egress"] for peer in rule.get("to", [])
+    if "podSelector" in peer and "namespaceSelector" in peer and not rule.get("ports")
+]
+backends_admitted = any(
+    peer.get("podSelector", {}).get("matchLabels") in upstream_labels
+    and any(port["port"] == "http" for port in rule.get("ports", []))
+    for rule in policy["ingress"] for peer in rule["from"]
+)
+if not upstream_labels or not backends_admitted:
+    problem("kubernetes/networkpolicy.yaml", "the backends (the upstream egress label) cannot reach /.auth/jwks.json on the http port")
+
+# ingress-nginx example (deploy/kubernetes/ingress-nginx/) --------------------------------------
+def nginx_size(value: str) -> int:
+    match = re.fullmatch(r"(\d+)([kKmMgG]?)", value)
+    if not match:
+        return -1
+    return int(match.group(1)) * {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[match.group(2).lower()]
+
+
+for path in sorted((DEPLOY / "kubernetes" / "ingress-nginx").glob("*.yaml")):
+    where = f"kubernetes/ingress-nginx/{path.name}"
+    for ingress in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+        if not ingress or ingress["kind"] != "Ingress":
+            continue
+        notes = ingress["metadata"].get("annotations", {})
+        prefix = "nginx.ingress.kubernetes.io/"
+        # The documents (DOCUMENT_MAX_BYTES) travel in a multipart body: the limit must exceed them.
+        if nginx_size(notes.get(prefix + "proxy-body-size", "1m")) <= int(config["DOCUMENT_MAX_BYTES"]):
+            problem(where, "proxy-body-size must exceed DOCUMENT_MAX_BYTES (ingress-nginx refuses bodies over 1m by default)")
+        # WebSocket tunnels and event streams may be quiet for long; nginx's default cuts them at 60 s.
+        for name in ("proxy-read-timeout", "proxy-send-timeout"):
+            if int(notes.get(prefix + name, "60")) < 3600:
+                problem(where, f"{name} must be at least 3600 s (WebSocket tunnels and event streams)")
+        if notes.get(prefix + "proxy-buffering") != "off":
+            problem(where, "proxy-buffering must be off (event streams reach the app as written)")
+        for rule in ingress["spec"]["rules"]:
+            for entry in rule["http"]["paths"]:
+                service = entry["backend"]["service"]
+                port = service["port"].get("name", service["port"].get("number"))
+                served = k8s.get(("Service", service["name"]))
+                if service["name"] != "app-native-gateway" or not served or port not in {
+                    value for item in served["spec"]["ports"] for value in (item["name"], item["port"])
+                }:
+                    problem(where, f"backend {service['name']}:{port} is not the client Service app-native-gateway")
+        controller_namespaces = [
+            peer.get("namespaceSelector", {}).get("matchLabels", {}).get("kubernetes.io/metadata.name")
+            for rule in policy["ingress"] for peer in rule["from"]
+            if any(port["port"] == "http" for port in rule.get("ports", []))
+        ]
+        if "ingress-nginx" not in controller_namespaces:
+            problem("kubernetes/networkpolicy.yaml", "the ingress-nginx namespace cannot reach the http port")
 
 # systemd ------------------------------------------------------------------------------------
 unit = (DEPLOY / "systemd" / "app-native-gateway.service").read_text(encoding="utf-8")
@@ -160,12 +218,27 @@ if not stop or int(stop.group(1)) <= int(environment.get("SHUTDOWN_GRACE_PERIOD"
 template = json.loads((DEPLOY / "azure" / "azuredeploy.json").read_text(encoding="utf-8"))
 app = next(r for r in template["resources"] if r["type"] == "Microsoft.App/containerApps")
 aca = app["properties"]
-aca_env = aca["template"]["containers"][0]["env"]
+# Every entry any combination of the optional parts (enablePush, browserSignIn) can produce.
+aca_env = arm_template.every_part(template, aca["template"]["containers"][0]["env"])
+aca_secrets = arm_template.every_part(template, aca["configuration"]["secrets"])
 check_names("azure/azuredeploy.json", [entry["name"] for entry in aca_env], secrets_allowed=True)
 for entry in aca_env:
     if entry["name"] in SECRETS and "secretRef" not in entry:
         problem("azure/azuredeploy.json", f"{entry['name']} must come from a Container Apps secret (secretRef)")
-for item in aca["configuration"]["secrets"]:
+    if "secretRef" in entry and entry["secretRef"] not in {item["name"] for item in aca_secrets}:
+        problem("azure/azuredeploy.json", f"{entry['name']} refers to a secret {entry['secretRef']} the template does not define")
+# An optional secret is defined exactly when its environment entry is (Container Apps refuses a
+# secretRef to a missing secret, and a secret nobody reads is a value stored for nothing).
+aca_conditions = arm_template.conditions(template, aca["template"]["containers"][0]["env"])
+if set(aca_conditions) != set(arm_template.conditions(template, aca["configuration"]["secrets"])):
+    problem("azure/azuredeploy.json", "the secrets and the environment have different optional parts")
+for flag in aca_conditions:
+    for value in (False, True):
+        env_refs = {e["secretRef"] for e in arm_template.expand(template, aca["template"]["containers"][0]["env"], {flag: value}) if "secretRef" in e}
+        defined = {s["name"] for s in arm_template.expand(template, aca["configuration"]["secrets"], {flag: value})}
+        if env_refs != defined:
+            problem("azure/azuredeploy.json", f"with {flag}={value} the secrets defined {sorted(defined)} differ from those read {sorted(env_refs)}")
+for item in aca_secrets:
     parameter = re.fullmatch(r"\[parameters\('(\w+)'\)\]", item.get("value", ""))
     if "keyVaultUrl" not in item and not (parameter and template["parameters"][parameter.group(1)]["type"] == "securestring"):
         problem("azure/azuredeploy.json", f"secret {item['name']} must be a securestring parameter or a Key Vault reference")
@@ -176,6 +249,14 @@ if template["parameters"]["minReplicas"]["minValue"] < 3:
     problem("azure/azuredeploy.json", "minReplicas may go below 3")
 if aca["configuration"]["ingress"]["targetPort"] != port_of(aca_values["LISTEN"]):
     problem("azure/azuredeploy.json", "ingress targetPort differs from LISTEN")
+
+example = json.loads((DEPLOY / "azure" / "azuredeploy.parameters.example.json").read_text(encoding="utf-8"))
+for name in example["parameters"]:
+    if name not in template["parameters"]:
+        problem("azure/azuredeploy.parameters.example.json", f"{name} is not a parameter of azuredeploy.json")
+for name, spec in template["parameters"].items():
+    if "defaultValue" not in spec and name not in example["parameters"]:
+        problem("azure/azuredeploy.parameters.example.json", f"required parameter {name} is missing")
 
 # Dockerfile ---------------------------------------------------------------------------------
 dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")

@@ -14,8 +14,13 @@ packages=(
   python3-jwt python3-cryptography python3-h2 python3-websockets
   # real peers of the integration tests and benchmarks
   nginx-light wrk caddy curl haproxy apache2-bin libapache2-mod-auth-openidc procps
+  # AssertionExampleTests: the Go and Java examples of docs/identity.md run against the gateway
+  golang-go default-jdk-headless
   # Benchmarks/apns.sh: h2load posts to the fake APNs server (its ceiling)
   nghttp2-client
+  # promtool (Debian ships it in prometheus): `check metrics` on /metrics, `check rules` and
+  # `test rules` on deploy/prometheus/ (PrometheusToolTests)
+  prometheus
   # Tests/Peers/browser_suite.py: headless Chromium (driven by Playwright) and a font for its pages
   chromium fonts-dejavu-core
 )

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Validates everything under deploy/ (docs/deploy.md, "Validation"):
-#   kubernetes-validate --strict  every manifest (and the kustomize output when kubectl is there)
+#   kubernetes-validate --strict  every manifest (and the kustomize output when kubectl is there),
+#                                 the ingress-nginx example included
+#   check_gateway_api.py          the Gateway API example against the v1.2.1 CRD schemas (strict)
 #   checkov                       Dockerfile, Kubernetes, ARM (+ deploy/azure/checkov-policies), secrets
 #   hadolint                      deploy/Dockerfile
 #   nginx -t, caddy validate      the forward-auth examples, in a temporary prefix
@@ -88,6 +90,8 @@ manifests=()
 for file in "$deploy"/kubernetes/*.yaml; do
   [ "$(basename "$file")" = kustomization.yaml ] || manifests+=("$file")
 done
+# The ingress-nginx example (not in the kustomization); the Gateway API one has its own step below.
+manifests+=("$deploy"/kubernetes/ingress-nginx/*.yaml)
 # 1.37 is the newest schema the tool ships; 1.30 is the oldest Kubernetes minor AKS still runs
 # in long-term support, so the manifests use nothing newer.
 step "kubernetes-validate --strict (1.37)" "$venv/bin/kubernetes-validate" --strict --quiet "${manifests[@]}"
@@ -102,6 +106,9 @@ if command -v kubectl >/dev/null 2>&1; then
 else
   skip "kustomize build" "kubectl is not installed (the manifests themselves were validated above)"
 fi
+
+# Gateway API kinds are CRDs kubernetes-validate has no schema for (it only warns).
+step "Gateway API example against its CRD schemas (v1.2.1)" "$py" "$deploy/check_gateway_api.py" "$root"
 
 # --- checkov --------------------------------------------------------------------------------
 checkov_run() {

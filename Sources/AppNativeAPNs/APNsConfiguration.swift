@@ -71,7 +71,8 @@ public struct APNsConfiguration: Sendable, Equatable, CustomStringConvertible, C
 
     /// Reads `APNS_KEY`, `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_BUNDLE_ID`, `APNS_USE_SANDBOX`,
     /// `APNS_BASE_URL` and `APNS_CA_FILE` (contract/apns.md §3): the three ids first (one error naming
-    /// all four variables), then the key; sandbox unless `APNS_USE_SANDBOX` lower-cased is not `true`.
+    /// all four variables), then the key; sandbox unless `APNS_USE_SANDBOX` reads as false
+    /// (``BooleanSetting``: `false`, `0`, `no`, `off`).
     ///
     /// - Throws: `.missingConfiguration` or `.invalidConfiguration`.
     public static func fromEnvironment(_ environment: [String: String]) throws(APNsError) -> APNsConfiguration {
@@ -84,7 +85,12 @@ public struct APNsConfiguration: Sendable, Equatable, CustomStringConvertible, C
                     + "(missing: \(missing.joined(separator: ", ")))")
         }
         let key = try normalizedKey(environment["APNS_KEY"] ?? "", name: "APNS_KEY")
-        let sandbox = environment["APNS_USE_SANDBOX"].map { $0.lowercased() == "true" } ?? true
+        let sandbox: Bool
+        do {
+            sandbox = try BooleanSetting.read("APNS_USE_SANDBOX", from: environment, default: true)
+        } catch {
+            throw APNsError(.invalidConfiguration, reason: error.description)
+        }
         let baseURL = environment["APNS_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         return try APNsConfiguration(
             key: key,

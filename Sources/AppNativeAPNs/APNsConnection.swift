@@ -27,8 +27,8 @@ final class APNsConnection: Sendable {
         self.configuration = configuration
         self.tokens = tokens
         // One multiplexed connection carrying up to `maxConcurrentPushes` streams: corked, a
-        // worker turn's frames leave together, and its TLS buffers stay (docs/benchmarks.md:
-        // 225 → 181 µs of CPU per push). Capped at one: Apple asks providers to reuse a
+        // worker turn's frames leave together, and its TLS buffers stay, which lowers the CPU
+        // per push (docs/benchmarks.md). Capped at one: Apple asks providers to reuse a
         // connection rather than open many, yet without the cap a push beyond the stream limit
         // opens another. And the limit moves: APNs announces 1 stream after a rejected push until
         // the next success (Apple radar 27870881), and before the server's SETTINGS arrive libcurl
@@ -158,8 +158,8 @@ final class APNsConnection: Sendable {
             unregisteredAt: response.status == 410 ? timestamp : nil, attempts: attempts)
     }
 
-    /// The randomness of `apns-id`s: one `RAND_bytes` call per 32 pushes (a call each cost as much
-    /// as the rest of the id), shared by every connection of the process.
+    /// The randomness of `apns-id`s: one `RAND_bytes` call per 32 pushes (a call per id costs as
+    /// much as formatting the rest of it), shared by every connection of the process.
     private static let idRandomness = Locked(RandomBytePool(capacity: 512))
 
     /// A random (version 4) UUID in lower case, Apple's `apns-id` format (8-4-4-4-12 hex digits).

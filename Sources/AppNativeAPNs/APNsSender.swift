@@ -123,9 +123,9 @@ public final class APNsSender: Sendable {
         for token in deviceTokens { try Self.validate(deviceToken: token) }
         let connection = try connection(for: try await resolveConfiguration(configuration))
         // The shape of this loop is deliberate: results kept outside the group's closure, each
-        // child's answer an enum of our own, no local function. Swift 6.3.1 -O miscompiled the
-        // earlier shapes (a `Result<_, APNsError>` array returned from the group closure trapped
-        // on the first batch in release builds only); Tests/…/APNsReleaseBuildTests guards it.
+        // child's answer an enum of our own, no local function. Swift 6.3.1 -O miscompiles other
+        // shapes (a `Result<_, APNsError>` array returned from the group closure traps on the
+        // first batch in release builds only); Tests/…/APNsReleaseBuildTests guards it.
         var slots = [BatchSlot?](repeating: nil, count: deviceTokens.count)
         let width = max(1, options.maxConcurrentPushes)
         await withTaskGroup(of: (Int, BatchSlot).self) { group in
@@ -151,7 +151,7 @@ public final class APNsSender: Sendable {
             switch slot {
             case .sent(let result): results.append(result)
             case .failed(let error): throw error
-            case nil: preconditionFailure("every batch slot is filled")
+            case nil: preconditionFailure("a batch slot is empty, yet every push started in the group reports back before it ends")
             }
         }
         return results

@@ -8,7 +8,7 @@ public struct UserIdentity: Sendable, Hashable {
     /// The fields live in one shared, immutable box: the request path copies an identity several
     /// times per request (token cache → outcome → identity header and cookie caches), and a copy
     /// is then one reference count instead of one per string and list. Mutation copies the box
-    /// when it is shared (value semantics as before).
+    /// when it is shared, so the type keeps value semantics.
     private final class Storage: Sendable {
         let objectID: String
         let email: String?

@@ -21,7 +21,7 @@ final class CorkedSockets {
 
     /// libcurl created `socket` for a connection (CURLOPT_SOCKOPTFUNCTION).
     func opened(_ socket: Int32) {
-        // A socket that refuses TCP_CORK (not TCP) is simply not tracked: it works as before.
+        // A socket that refuses TCP_CORK (not TCP) is simply not tracked: it works uncorked.
         guard appnative_set_cork(socket, 1) == 0 else { return }
         descriptors.append(socket)
     }

@@ -60,8 +60,10 @@ public final class Histogram: Sendable {
 /// The process-wide metric registry. Metrics are created once (at wiring time) and then
 /// updated lock-free; the registry lock is only taken to register and to render.
 ///
-/// Labels are fixed strings chosen by the code (reason codes, status classes), never request
-/// data or secrets (docs/style.md §4).
+/// Every metric comes from a `MetricDescriptor` (`MetricCatalogue` lists the gateway's): the
+/// descriptor fixes the name, type, help and label names, so two call sites cannot disagree.
+/// Label values are fixed strings chosen by the code (reason codes, status classes), never
+/// request data or secrets (docs/style.md §4).
 public final class MetricsRegistry: Sendable {
     private enum Metric: Sendable {
         case counter(Counter)
@@ -87,17 +89,16 @@ public final class MetricsRegistry: Sendable {
     }
 
     private let metrics = Locked<[Key: Metric]>([:])
-    private let help = Locked<[String: (type: String, text: String)]>([:])
+    private let descriptors = Locked<[String: MetricDescriptor]>([:])
 
     public init() {}
 
     /// The shared registry used when none is injected.
     public static let shared = MetricsRegistry()
 
-    public func counter(_ name: String, labels: [String: String] = [:], help text: String = "") -> Counter {
-        describe(name, type: "counter", text: text)
+    public func counter(_ descriptor: MetricDescriptor, labels: [String: String] = [:]) -> Counter {
+        let key = register(descriptor, labels: labels, kind: "counter")
         return metrics.withLock { metrics in
-            let key = Key(name: name, labels: labels)
             if case .counter(let existing)? = metrics[key] { return existing }
             let created = Counter()
             metrics[key] = .counter(created)
@@ -105,10 +106,9 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
-    public func gauge(_ name: String, labels: [String: String] = [:], help text: String = "") -> Gauge {
-        describe(name, type: "gauge", text: text)
+    public func gauge(_ descriptor: MetricDescriptor, labels: [String: String] = [:]) -> Gauge {
+        let key = register(descriptor, labels: labels, kind: "gauge")
         return metrics.withLock { metrics in
-            let key = Key(name: name, labels: labels)
             if case .gauge(let existing)? = metrics[key] { return existing }
             let created = Gauge()
             metrics[key] = .gauge(created)
@@ -116,45 +116,42 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
-    public func histogram(
-        _ name: String,
-        labels: [String: String] = [:],
-        upperBounds: [Double],
-        help text: String = ""
-    ) -> Histogram {
-        describe(name, type: "histogram", text: text)
+    public func histogram(_ descriptor: MetricDescriptor, labels: [String: String] = [:]) -> Histogram {
+        let key = register(descriptor, labels: labels, kind: "histogram")
         return metrics.withLock { metrics in
-            let key = Key(name: name, labels: labels)
             if case .histogram(let existing)? = metrics[key] { return existing }
+            let upperBounds: [Double]
+            if case .histogram(let bounds) = descriptor.kind { upperBounds = bounds } else { upperBounds = [] }
             let created = Histogram(upperBounds: upperBounds)
             metrics[key] = .histogram(created)
             return created
         }
     }
 
-    private func describe(_ name: String, type: String, text: String) {
-        help.withLock { help in
-            if help[name] == nil { help[name] = (type, text) }
+    /// Checks the descriptor against the conventions and the call against the descriptor. A
+    /// mismatch is a programming error the unit tests reach (the catalogue's test checks every
+    /// descriptor), so it traps in debug builds only; a release build still serves its metrics.
+    private func register(_ descriptor: MetricDescriptor, labels: [String: String], kind: String) -> Key {
+        assert(descriptor.kind.typeName == kind, "\(descriptor.name) is a \(descriptor.kind.typeName), not a \(kind)")
+        assert(Set(labels.keys) == descriptor.labelNames, "\(descriptor.name) takes the labels \(descriptor.labelNames.sorted())")
+        assert(descriptor.conventionProblems.isEmpty, descriptor.conventionProblems.joined(separator: "; "))
+        descriptors.withLock { descriptors in
+            if descriptors[descriptor.name] == nil { descriptors[descriptor.name] = descriptor }
         }
-    }
-
-    /// The exposed name of a dotted metric key: `jwks.refresh` becomes `appnative_jwks_refresh`
-    /// (Prometheus names allow `[a-zA-Z_:][a-zA-Z0-9_:]*`).
-    public static func exposedName(_ key: String) -> String {
-        "appnative_" + String(key.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+        return Key(name: descriptor.name, labels: labels)
     }
 
     /// The Prometheus text exposition format (version 0.0.4).
     public func renderPrometheus() -> String {
         let entries = metrics.withLock { metrics in metrics.sorted { $0.key < $1.key } }
-        let descriptions = help.withLock { $0 }
+        let descriptions = descriptors.withLock { $0 }
         var out = ""
         var described = Set<String>()
         for (key, metric) in entries {
-            let name = Self.exposedName(key.name)
-            if described.insert(key.name).inserted, let info = descriptions[key.name] {
-                if !info.text.isEmpty { out += "# HELP \(name) \(info.text)\n" }
-                out += "# TYPE \(name) \(info.type)\n"
+            let name = key.name
+            if described.insert(name).inserted, let descriptor = descriptions[name] {
+                out += "# HELP \(name) \(descriptor.help)\n"
+                out += "# TYPE \(name) \(descriptor.kind.typeName)\n"
             }
             let labels = key.renderedLabels
             switch metric {

@@ -60,11 +60,14 @@ public final class HMACSHA256: Sendable {
     }
 
     private func compute(_ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
-        let context = idle.withLock { $0.popLast() } ?? template.duplicate()
-        context.update(message)
-        let written = context.finalize(into: output)
+        // A keyed HMAC context fails only when OpenSSL cannot allocate: no message can cause it,
+        // and a MAC that was not computed must never be compared or sent.
+        guard let context = idle.withLock({ $0.popLast() }) ?? template.duplicate(),
+            let written = context.authenticate(message, into: output)
+        else {
+            preconditionFailure("OpenSSL could not compute HMAC-SHA256 on a keyed context (out of memory)")
+        }
         precondition(written == Self.byteCount, "HMAC-SHA256 produced \(written) bytes")
-        context.restart()
         idle.withLock { contexts in
             if contexts.count < Self.maximumPooledContexts { contexts.append(context) }
         }

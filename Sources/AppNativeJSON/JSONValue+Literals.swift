@@ -20,7 +20,7 @@ extension JSONValue: ExpressibleByFloatLiteral {
     ///
     /// - Precondition: the literal is finite.
     public init(floatLiteral value: Double) {
-        guard let number = JSONNumber(value) else { preconditionFailure("JSON numbers are finite") }
+        guard let number = JSONNumber(value) else { preconditionFailure("a float literal in code is not finite; JSON numbers are") }
         self = .number(number)
     }
 }

@@ -13,10 +13,9 @@ public final class AccessLog: Sendable {
 
     public init(enabled: Bool, metrics: MetricsRegistry) {
         isEnabled = enabled
-        requests = (1...5).map { metrics.counter("http.requests", labels: ["status": "\($0)xx"], help: "Requests by status class") }
-        let bounds = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
-        duration = metrics.histogram("http.request.duration_seconds", upperBounds: bounds, help: "Request duration")
-        upstreamDuration = metrics.histogram("upstream.duration_seconds", upperBounds: bounds, help: "Time to the upstream's response head")
+        requests = (1...5).map { metrics.counter(MetricCatalogue.httpRequests, labels: ["status": "\($0)xx"]) }
+        duration = metrics.histogram(MetricCatalogue.httpRequestDuration)
+        upstreamDuration = metrics.histogram(MetricCatalogue.upstreamDuration)
     }
 
     public func record(_ exchange: HTTPExchange, requestID: String, upstreamNanoseconds: UInt64?, extra: LogFields = LogFields()) {

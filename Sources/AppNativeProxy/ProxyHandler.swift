@@ -46,7 +46,7 @@ public final class ProxyHandler: HTTPExchangeHandler {
         self.logger = logger
         var errors = [ErrorCause: Counter]()
         for cause in ErrorCause.allCases {
-            errors[cause] = metrics.counter("http.errors", labels: ["cause": cause.rawValue], help: "Errors by cause")
+            errors[cause] = metrics.counter(MetricCatalogue.httpErrors, labels: ["cause": cause.rawValue])
         }
         self.errors = errors
     }

@@ -96,8 +96,7 @@ public final class UpstreamAddresses: Sendable {
             let label = current.ejections[address.description] != nil || current.ejections.count < Self.maxAddressLabels
                 ? address.description : "other"
             let counter = current.ejections[label] ?? current.registry.counter(
-                "upstream.ejections", labels: ["upstream": target.description, "address": label],
-                help: "Upstream addresses ejected after a refused or timed-out connect")
+                MetricCatalogue.upstreamEjections, labels: ["upstream": target.description, "address": label])
             current.ejections[label] = counter
             observability = current
             return counter
@@ -127,12 +126,9 @@ public final class UpstreamAddresses: Sendable {
         observability.withLock {
             $0 = Observability(
                 logger: logger,
-                healthy: metrics.gauge(
-                    "upstream.addresses", labels: labels.merging(["state": "healthy"]) { $1 },
-                    help: "Upstream addresses by state"),
-                ejected: metrics.gauge("upstream.addresses", labels: labels.merging(["state": "ejected"]) { $1 }),
-                lookupFailures: metrics.counter(
-                    "upstream.dns.failures", labels: labels, help: "Failed lookups of an upstream's host name"),
+                healthy: metrics.gauge(MetricCatalogue.upstreamAddresses, labels: labels.merging(["state": "healthy"]) { $1 }),
+                ejected: metrics.gauge(MetricCatalogue.upstreamAddresses, labels: labels.merging(["state": "ejected"]) { $1 }),
+                lookupFailures: metrics.counter(MetricCatalogue.upstreamDNSFailures, labels: labels),
                 registry: metrics
             )
         }

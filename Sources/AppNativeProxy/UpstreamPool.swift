@@ -72,18 +72,12 @@ public final class UpstreamPool {
         let labels = ["loop": String(loop.index), "route": route]
         let routeLabel = ["route": route]
         self.metrics = PoolMetrics(
-            open: metrics.gauge("upstream.pool.open", labels: labels, help: "Open upstream connections per loop and route"),
-            idle: metrics.gauge("upstream.pool.idle", labels: labels, help: "Idle pooled upstream connections per loop and route"),
-            connects: metrics.counter("upstream.connects", labels: routeLabel, help: "New upstream connections"),
-            reuses: metrics.counter("upstream.reuses", labels: routeLabel, help: "Exchanges served on a pooled connection"),
-            retired: metrics.counter(
-                "upstream.retired", labels: routeLabel,
-                help: "Pooled upstream connections closed because their address is no longer listed or their route was reloaded away"),
-            responses: (1...5).map {
-                metrics.counter(
-                    "upstream.responses", labels: ["route": route, "status": "\($0)xx"],
-                    help: "Answers to requests forwarded on a route, by status class (as the client got them)")
-            }
+            open: metrics.gauge(MetricCatalogue.upstreamPoolOpen, labels: labels),
+            idle: metrics.gauge(MetricCatalogue.upstreamPoolIdle, labels: labels),
+            connects: metrics.counter(MetricCatalogue.upstreamConnects, labels: routeLabel),
+            reuses: metrics.counter(MetricCatalogue.upstreamReuses, labels: routeLabel),
+            retired: metrics.counter(MetricCatalogue.upstreamRetired, labels: routeLabel),
+            responses: (1...5).map { metrics.counter(MetricCatalogue.upstreamResponses, labels: ["route": route, "status": "\($0)xx"]) }
         )
         checkedGeneration = configuration.addresses.generation
         if configuration.target.literal == nil { loop.arm(retirementCheck, after: Self.retirementCheckInterval) }

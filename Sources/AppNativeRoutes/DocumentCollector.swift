@@ -62,12 +62,8 @@ final class DocumentCollector {
 
     /// The refusal of a body that is not `multipart/form-data` at all: both required parts missing.
     static func notMultipart() -> NativeAnswer {
-        do {
-            _ = try DocumentMetadata(textParts: [:], fileName: nil, fileContentType: nil)
-            preconditionFailure("metadata without a file or device_id was accepted")
-        } catch {
-            return .json(error.httpStatus, error.responseBytes())
-        }
+        let error = DocumentMetadata.missingRequiredParts
+        return .json(error.httpStatus, error.responseBytes())
     }
 
     /// Keeps the file in memory up to `maxBytes`; past that, counts it as too large and drops

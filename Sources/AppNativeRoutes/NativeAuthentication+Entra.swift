@@ -21,7 +21,6 @@ extension NativeAuthentication where User == VerifiedIdentity {
                 switch await authenticator.authenticate(token: token) {
                 case .authenticated(let identity, _): return .authenticated(identity)
                 case .rejected(let rejection): return .rejected(NativeAuthRejection(rejection))
-                case .mustWait: return .rejected(.notAuthenticated)
                 }
             }
         }

@@ -42,8 +42,8 @@ public final class EventLoop: @unchecked Sendable {
     private var endOfIteration: [DeferredWork] = []
     // Spare storage for the two queues drained every iteration (loop thread only): a drained
     // batch's array is emptied in place and swapped back in, so draining allocates nothing.
-    // (Handing the queue's array out and then `removeAll(keepingCapacity:)` on it allocated a
-    // fresh buffer of the whole capacity on every drain: two per request.)
+    // (Handing the queue's array out and then calling `removeAll(keepingCapacity:)` on it would
+    // allocate a fresh buffer of the whole capacity on every drain.)
     private var spareEndOfIteration: [DeferredWork] = []
     private var sparePending: [@Sendable () -> Void] = []
 

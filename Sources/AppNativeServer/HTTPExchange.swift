@@ -7,7 +7,8 @@ import AppNativeCore
 /// The request body is delivered only after `readBody()` (so a handler that answers early, like
 /// a 401, never makes the client send it, and `Expect: 100-continue` is honoured), and can be
 /// paused for backpressure. The response is streamed: `sendHead`, any number of `sendBody`, then
-/// `finish`; `isWritable` and `onWritable` carry the client's backpressure to the producer.
+/// `finish`; `isWritable` and the delegate's `exchangeDidBecomeWritable` carry the client's
+/// backpressure to the producer.
 public final class HTTPExchange {
     // Loop-owned (see the type's documentation): deliberately not Sendable.
     public let request: HTTPRequestHead
@@ -32,8 +33,8 @@ public final class HTTPExchange {
     /// Where the request body is; moved only by `readBody`, `pauseBody`, `resumeBody` and the
     /// connection's `bodyEnded`.
     private(set) var requestBody: RequestBodyState
-    /// Where the response is; moved only by `sendHead`, `retractResponse`, `finish`,
-    /// `startTunnel` and `abort`.
+    /// Where the response is; moved only by `sendHead`, `sendBody` (a fixed length's remainder),
+    /// `retractResponse`, `finish`, `startTunnel` and `abort`.
     private(set) var response = ResponseState.notStarted
     /// Status sent, for the access log.
     public private(set) var responseStatus = 0

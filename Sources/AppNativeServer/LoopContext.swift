@@ -64,13 +64,10 @@ final class ServerShared: Sendable {
     let timeouts: Counter
 
     init(metrics: MetricsRegistry) {
-        openConnections = metrics.gauge("http.connections.open", help: "Open client connections")
-        acceptedConnections = metrics.counter("http.connections.accepted", help: "Client connections accepted")
-        rejectedConnections = metrics.counter(
-            "http.connections.rejected",
-            help: "Client connections closed at once because the connection limit was reached"
-        )
-        parseErrors = metrics.counter("http.errors", labels: ["cause": "bad_request"], help: "Errors by cause")
-        timeouts = metrics.counter("http.errors", labels: ["cause": "client_timeout"], help: "Errors by cause")
+        openConnections = metrics.gauge(MetricCatalogue.httpConnectionsOpen)
+        acceptedConnections = metrics.counter(MetricCatalogue.httpConnectionsAccepted)
+        rejectedConnections = metrics.counter(MetricCatalogue.httpConnectionsRejected)
+        parseErrors = metrics.counter(MetricCatalogue.httpErrors, labels: ["cause": "bad_request"])
+        timeouts = metrics.counter(MetricCatalogue.httpErrors, labels: ["cause": "client_timeout"])
     }
 }

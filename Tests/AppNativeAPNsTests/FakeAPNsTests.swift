@@ -153,9 +153,9 @@ struct FakeAPNsTests {
         #expect(json["permanent"] == .bool(answer.isPermanent))
 
         let rendered = harness.metrics.renderPrometheus()
-        #expect(rendered.contains(#"appnative_apns_pushes{kind="silent",outcome="rejected"} 1"#))
+        #expect(rendered.contains(#"appnative_apns_pushes_total{kind="silent",outcome="rejected"} 1"#))
         let label = answer.reason.name == "FutureReason" ? "unknown" : answer.reason.name
-        #expect(rendered.contains(#"appnative_apns_reasons{reason="\#(label)"} 1"#))
+        #expect(rendered.contains(#"appnative_apns_reasons_total{reason="\#(label)"} 1"#))
         #expect(harness.logs.all.contains { $0.metadata["apns.status"] == String(answer.status) })
     }
 
@@ -170,7 +170,7 @@ struct FakeAPNsTests {
         let records = try harness.records(token: token)
         #expect(records.map { $0["status"]?.numberValue?.int64 } == [Int64(prefix == "f1a4" ? 429 : prefix == "f1a5" ? 500 : 503), 200])
         #expect(Set(records.compactMap { $0["headers"]?["apns-id"]?.stringValue }) == [result.apnsID])
-        #expect(harness.metrics.renderPrometheus().contains("appnative_apns_retries 1"))
+        #expect(harness.metrics.renderPrometheus().contains("appnative_apns_retries_total 1"))
     }
 
     @Test("a GOAWAY that drops the connection is retried on a new one with the same apns-id", arguments: [true, false])
@@ -204,7 +204,7 @@ struct FakeAPNsTests {
         #expect(records.count == 250)
         #expect(Set(records.compactMap { $0["connection"]?.numberValue?.int64 }) == [1])
         #expect(Set(records.compactMap { $0["stream"]?.numberValue?.int64 }).count == 250)
-        #expect(harness.metrics.renderPrometheus().contains(#"appnative_apns_pushes{kind="approvals",outcome="sent"} 250"#))
+        #expect(harness.metrics.renderPrometheus().contains(#"appnative_apns_pushes_total{kind="approvals",outcome="sent"} 250"#))
         #expect(harness.metrics.renderPrometheus().contains("appnative_apns_streams_open 0"))
     }
 

@@ -95,16 +95,24 @@ struct ConfigurationTests {
         return environment
     }
 
-    @Test("environment: sandbox by default; only the value true (any case) keeps sandbox")
+    @Test("environment: sandbox by default; APNS_USE_SANDBOX read as every boolean setting, anything else refused")
     func sandboxFlag() throws {
         #expect(try APNsConfiguration.fromEnvironment(try environment()).usesSandbox)
         #expect(try APNsConfiguration.fromEnvironment(try environment()).endpoint == "https://api.sandbox.push.apple.com")
-        for (value, sandbox) in [("true", true), ("TRUE", true), ("True", true), ("1", false), ("yes", false), ("false", false), ("", false)] {
+        let readings = [
+            ("true", true), ("TRUE", true), ("True", true), ("1", true), ("yes", true), ("On", true), (" on ", true),
+            ("false", false), ("FALSE", false), ("0", false), ("no", false), ("off", false), ("", true), ("  ", true),
+        ]
+        for (value, sandbox) in readings {
             let configuration = try APNsConfiguration.fromEnvironment(try environment(["APNS_USE_SANDBOX": value]))
             #expect(configuration.usesSandbox == sandbox, "APNS_USE_SANDBOX=\(value)")
         }
         let production = try APNsConfiguration.fromEnvironment(try environment(["APNS_USE_SANDBOX": "false"]))
         #expect(production.endpoint == "https://api.push.apple.com")
+        for value in ["maybe", "2", "sandbox", "production", "t"] {
+            let error = #expect(throws: APNsError.self) { try APNsConfiguration.fromEnvironment(try environment(["APNS_USE_SANDBOX": value])) }
+            #expect(error?.code == .invalidConfiguration && error?.reason.contains("APNS_USE_SANDBOX") == true, "\(value)")
+        }
     }
 
     @Test("environment: \\n escapes become newlines and surrounding space is trimmed")

@@ -66,7 +66,7 @@ struct EntraFixture {
     /// Claims of a valid ID token at the fixture's current time; `overrides` replace or add
     /// claims and `removing` drops them.
     /// Hits of the verified-token cache so far.
-    var tokenCacheHits: Int { metrics.counter("auth.token_cache", labels: ["result": "hit"]).current }
+    var tokenCacheHits: Int { metrics.counter(MetricCatalogue.authTokenCacheLookups, labels: ["result": "hit"]).current }
 
     func claims(_ overrides: [String: Any] = [:], removing: [String] = []) -> [String: Any] {
         let now = Int(time.wallSeconds)

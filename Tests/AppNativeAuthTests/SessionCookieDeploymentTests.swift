@@ -120,7 +120,7 @@ struct SessionCookieDeploymentTests {
         let settings = try #require(try SessionCookieSettings.fromEnvironment(base))
         #expect(settings.audience == "appnative:app")
         #expect(!settings.acceptsReferenceCookies)
-        for (text, accepts) in [("true", true), ("TRUE", true), ("1", true), ("false", false), ("", false), ("no", false)] {
+        for (text, accepts) in [("true", true), ("TRUE", true), ("1", true), ("on", true), ("false", false), ("", false), ("no", false), ("OFF", false)] {
             let read = try SessionCookieSettings.fromEnvironment(base.merging(["SESSION_ACCEPT_REFERENCE_COOKIES": text]) { $1 })
             #expect(read?.acceptsReferenceCookies == accepts, "\(text)")
         }

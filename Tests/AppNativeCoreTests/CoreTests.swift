@@ -44,14 +44,15 @@ struct CoreTests {
     @Test("Prometheus exposition: counters, gauges, histograms with cumulative buckets")
     func prometheus() {
         let registry = MetricsRegistry()
-        registry.counter("auth.outcomes", labels: ["reason": "expired"], help: "Outcomes").increment(by: 3)
-        registry.gauge("jwks.keys").set(2)
-        let histogram = registry.histogram("upstream.duration_seconds", upperBounds: [0.01, 0.1, 1])
+        let outcomes = MetricDescriptor.counter("appnative_auth_outcomes_total", help: "Outcomes", labels: [.init("reason")])
+        registry.counter(outcomes, labels: ["reason": "expired"]).increment(by: 3)
+        registry.gauge(.gauge("appnative_jwks_keys", help: "Keys")).set(2)
+        let histogram = registry.histogram(.histogram("appnative_upstream_duration_seconds", upperBounds: [0.01, 0.1, 1], help: "Time"))
         for value in [0.005, 0.05, 0.5, 5] { histogram.observe(value) }
         let text = registry.renderPrometheus()
-        #expect(text.contains("# HELP appnative_auth_outcomes Outcomes"))
-        #expect(text.contains("# TYPE appnative_auth_outcomes counter"))
-        #expect(text.contains("appnative_auth_outcomes{reason=\"expired\"} 3"))
+        #expect(text.contains("# HELP appnative_auth_outcomes_total Outcomes"))
+        #expect(text.contains("# TYPE appnative_auth_outcomes_total counter"))
+        #expect(text.contains("appnative_auth_outcomes_total{reason=\"expired\"} 3"))
         #expect(text.contains("appnative_jwks_keys 2"))
         #expect(text.contains("appnative_upstream_duration_seconds_bucket{le=\"0.01\"} 1"))
         #expect(text.contains("appnative_upstream_duration_seconds_bucket{le=\"0.1\"} 2"))
@@ -59,8 +60,8 @@ struct CoreTests {
         #expect(text.contains("appnative_upstream_duration_seconds_bucket{le=\"+Inf\"} 4"))
         #expect(text.contains("appnative_upstream_duration_seconds_count 4"))
         // Registering the same name and labels again returns the same counter.
-        registry.counter("auth.outcomes", labels: ["reason": "expired"]).increment()
-        #expect(registry.renderPrometheus().contains("appnative_auth_outcomes{reason=\"expired\"} 4"))
+        registry.counter(outcomes, labels: ["reason": "expired"]).increment()
+        #expect(registry.renderPrometheus().contains("appnative_auth_outcomes_total{reason=\"expired\"} 4"))
     }
 
     @Test("Locked serialises concurrent updates")

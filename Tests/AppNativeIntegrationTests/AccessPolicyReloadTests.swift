@@ -17,7 +17,7 @@ struct AccessPolicyReloadTests {
 
     static func reloads(_ adminPort: Int, _ outcome: String) async throws -> Int {
         let metrics = try await blocking { try RawHTTPClient.get(port: adminPort, "/metrics").bodyText }
-        let prefix = "appnative_config_reloads{file=\"ACCESS_POLICY_FILE\",outcome=\"\(outcome)\"} "
+        let prefix = "appnative_config_reloads_total{file=\"ACCESS_POLICY_FILE\",outcome=\"\(outcome)\"} "
         return metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
     }
 

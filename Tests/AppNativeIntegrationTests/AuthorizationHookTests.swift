@@ -54,8 +54,8 @@ struct AuthorizationHookTests {
         var headers = HTTPHeaders()
         for field in fields { headers.add(name: field.name, value: field.value) }
         #expect(headers == ["X-Authz-User-Id": "backend-42"])
-        #expect(metrics.counter("authorize.dropped_headers", labels: ["reason": "invalid_name"]).current == 1)
-        #expect(metrics.counter("authorize.dropped_headers", labels: ["reason": "invalid_value"]).current == 1)
+        #expect(metrics.counter(MetricCatalogue.authorizeDroppedHeaders, labels: ["reason": "invalid_name"]).current == 1)
+        #expect(metrics.counter(MetricCatalogue.authorizeDroppedHeaders, labels: ["reason": "invalid_value"]).current == 1)
         let records = sink.records.withLock { $0 }
         #expect(records.count == 2)
         for record in records {

@@ -137,6 +137,16 @@ struct ConfigurationTests {
         #expect(output.stdout == committed, "run `app-native-gateway config reference > docs/configuration.md`")
     }
 
+    @Test("docs/operations.md holds exactly the table of `config metrics`")
+    func metricTableMatchesDocs() async throws {
+        let output = try await CommandLineTests.run(["config", "metrics"])
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("`appnative_http_requests_total` | counter"))
+        let committed = try String(contentsOfFile: CommandLineTests.root + "/docs/operations.md", encoding: .utf8)
+        #expect(committed.contains("\n\n" + output.stdout + "\n"),
+                "replace the table under \"## Metrics\" in docs/operations.md by `app-native-gateway config metrics`")
+    }
+
     @Test("every problem is reported at once, each naming its variable; exit code 2")
     func problemsNameTheirVariables() async throws {
         let output = try await CommandLineTests.run(["config", "check"], environment: [

@@ -182,8 +182,8 @@ struct GraphGroupsOverageTests {
         #expect(try await fixture.tokenCalls() == 1)
 
         let metrics = try await blocking { try RawHTTPClient.get(port: fixture.proxy.gateway.adminPort, "/metrics").bodyText }
-        #expect(metrics.contains("appnative_graph_requests{"), "\(metrics.prefix(400))")
-        #expect(metrics.contains("appnative_graph_cache_hits") && metrics.contains("appnative_graph_token_requests{"))
+        #expect(metrics.contains("appnative_graph_requests_total{"), "\(metrics.prefix(400))")
+        #expect(metrics.contains("appnative_graph_cache_hits_total") && metrics.contains("appnative_graph_token_requests_total{"))
     }
 
     @Test("Graph down: 503 with Retry-After under the groups rule, other paths unaffected, and in at once when Graph is back")

@@ -41,8 +41,8 @@ struct KeyLoadingTests {
         // Answered without waiting for a key reload: the gateway's own count of requests that
         // waited stays zero (how long the answer took depends on the machine's load).
         let metrics = try await blocking { try RawHTTPClient.get(port: adminPort, "/metrics").bodyText }
-        let keyWaits = metrics.split(separator: "\n").first { $0.hasPrefix("appnative_auth_key_waits ") }
-        #expect(keyWaits == "appnative_auth_key_waits 0", "the token waited for a key reload (answered after \(waited)): \(keyWaits ?? "no key_waits metric")")
+        let keyWaits = metrics.split(separator: "\n").first { $0.hasPrefix("appnative_auth_key_waits_total ") }
+        #expect(keyWaits == "appnative_auth_key_waits_total 0", "the token waited for a key reload (answered after \(waited)): \(keyWaits ?? "no key_waits metric")")
 
         // No token from here on: the background retries alone make the gateway ready.
         let failedDownloads = try await Self.keyDownloads(jwksPort)

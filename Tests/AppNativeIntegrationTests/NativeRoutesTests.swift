@@ -224,8 +224,8 @@ struct NativeRoutesTests {
         #expect((Self.json(approvals)["approvals"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["po-1042"])
         let adminPort = fixture.gateway.adminPort
         let metrics = try await blocking { try RawHTTPClient.get(port: adminPort, "/metrics") }
-        #expect(metrics.bodyText.contains(#"appnative_native_feed_entries_dropped{route="widgets"} 1"#))
-        #expect(metrics.bodyText.contains(#"appnative_native_feed_entries_dropped{route="approvals"} 1"#))
+        #expect(metrics.bodyText.contains(#"appnative_native_feed_entries_dropped_total{route="widgets"} 1"#))
+        #expect(metrics.bodyText.contains(#"appnative_native_feed_entries_dropped_total{route="approvals"} 1"#))
         let logged = fixture.gateway.logs
         #expect(logged.contains("broken-stats") && logged.contains("widgets[2].data.items"), "\(logged.suffix(2000))")
     }

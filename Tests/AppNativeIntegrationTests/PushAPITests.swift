@@ -103,7 +103,7 @@ struct PushAPITests {
         let (status, answer) = try await fixture.post("/push/silent", key: Self.keys[0], json: body, port: pushPort)
         #expect(status == 200)
         #expect(answer["sent"] == 1)
-        // The admin listener no longer knows the API: a POST there is refused like any other.
+        // With a listener of its own, the API is not on the admin listener: a POST there is refused like any other.
         #expect(try await fixture.post("/push/silent", key: Self.keys[0], json: body).0 == 405)
         #expect(try fixture.fake.records().count == 1)
         let health = try await blocking { try RawHTTPClient.get(port: pushPort, "/metrics") }
@@ -173,7 +173,7 @@ struct PushAPITests {
     @Test("every kind decodes to the same notification as the builder")
     func decoding() throws {
         func decode(_ kind: String, _ json: String) throws -> PushRequest {
-            try PushRequest.decode(kind: kind, body: Array(json.utf8), maxBatch: 10).get()
+            try PushRequest.decode(kind: #require(PushKind(rawValue: kind)), body: Array(json.utf8), maxBatch: 10).get()
         }
         let token = #""tokens":["\#(Self.ok)"]"#
         #expect(try decode("widgets", "{\(token),\"webapp_id\":\"w\",\"widgets\":[]}").notification.payload["widgets"] == [])
@@ -228,7 +228,7 @@ struct PushAPITests {
                 Issue.record("a valid head with length \(length.map(String.init) ?? "none") was refused")
                 continue
             }
-            #expect(request.kind == "live-activity/end")
+            #expect(request.kind == .liveActivityEnd)
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
 /// what the backend received differ.
 ///
 /// Every disagreement must be listed in `Tests/Peers/differential_expected.json` with its reason (a
-/// deviation documented in docs/migration.md, or "not yet fixed"); a listed case that now agrees
+/// deviation documented in docs/migration.md, or "open: …", still to be closed); a listed case that agrees
 /// fails too, so the list stays exact: a fix removes its entries, a regression adds none.
 @Suite("Differential: native routes against the Python reference", .serialized, .timeLimit(.minutes(10)))
 struct ReferenceDifferentialTests {

@@ -87,7 +87,7 @@ struct RoutesTests {
         }
 
         func reloads(_ outcome: String) async -> Int {
-            let prefix = "appnative_config_reloads{file=\"ROUTES_FILE\",outcome=\"\(outcome)\"} "
+            let prefix = "appnative_config_reloads_total{file=\"ROUTES_FILE\",outcome=\"\(outcome)\"} "
             let text = (try? await metrics()) ?? ""
             return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
         }

@@ -75,7 +75,7 @@ struct ScaleOutTests {
         static func authenticated(by replica: GatewayProcess) async -> Int {
             let adminPort = replica.adminPort
             let metrics = (try? await blocking { try RawHTTPClient.get(port: adminPort, "/metrics").bodyText }) ?? ""
-            return metrics.split(separator: "\n").filter { $0.hasPrefix("appnative_auth_outcomes{") }
+            return metrics.split(separator: "\n").filter { $0.hasPrefix("appnative_auth_outcomes_total{") }
                 .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
                 .reduce(0) { $0 + Int($1) }
         }

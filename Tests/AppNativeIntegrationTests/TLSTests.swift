@@ -29,6 +29,10 @@ struct TLSTests {
         #expect(old.status != 0, "TLS 1.1 must be refused")
         let untrusted = try await Self.curl([url])
         #expect(untrusted.status != 0, "the test CA is not in the system store")
+        // keys/test/localhost.pem's notAfter: 2046-11-29 22:45:29Z.
+        let adminPort = fixture.gateway.adminPort
+        let metrics = try await blocking { try RawHTTPClient.get(port: adminPort, "/metrics").bodyText }
+        #expect(metrics.contains("\nappnative_tls_certificate_expiry_timestamp_seconds 2427144329\n"), "\(metrics)")
         fixture.gateway.send(signal: SIGHUP)
         let gateway = fixture.gateway
         #expect(await eventually { gateway.logs.contains("TLS certificate reloaded") }, "\(gateway.logs.suffix(2000))")

@@ -135,7 +135,7 @@ struct UpstreamResolutionTests {
         #expect(retired, "\(pooled) connections still open to \(Self.first)")
         #expect(fixture.gateway.logs.contains("upstream addresses changed"))
         let metrics = try await fixture.metrics()
-        let retiredLine = metrics.split(separator: "\n").first { $0.hasPrefix(#"appnative_upstream_retired{route="default"} "#) }
+        let retiredLine = metrics.split(separator: "\n").first { $0.hasPrefix(#"appnative_upstream_retired_total{route="default"} "#) }
         #expect(retiredLine.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 > 0, "\(metrics)")
     }
 
@@ -243,7 +243,7 @@ struct UpstreamResolutionTests {
         }
         #expect(back)
         let metrics = try await fixture.metrics()
-        #expect(metrics.contains(#"appnative_upstream_ejections{address="127.0.0.3:\#(fixture.backendPort)""#), "\(metrics)")
+        #expect(metrics.contains(#"appnative_upstream_ejections_total{address="127.0.0.3:\#(fixture.backendPort)""#), "\(metrics)")
     }
 
     @Test("a native route's own URL (NATIVE_UPSTREAM_<ROUTE>_URL) whose name resolves only later: 502 naming the host, then served")

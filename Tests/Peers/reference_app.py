@@ -15,11 +15,16 @@ own `create_*_router()` functions:
                    the gateway's identity headers (docs/migration.md, step 2), so the records show
                    what a Python backend behind the gateway receives (the reference's own parse of
                    the forwarded body: step 3). A middleware in front records the raw request
-                   (headers and bytes) and answers the case's canned result as raw JSON, whatever
-                   the routers answered (their status is recorded as `inner_status`).
+                   (headers and bytes) and answers the case's canned result as raw JSON (or as
+                   text/plain for a "text" answer), whatever the routers answered (their status is
+                   recorded as `inner_status`).
 
 Each request names its case in `X-Diff-Case`; --cases FILE maps case ids to canned answers:
-  {"<case>": {"kind": "ok"} | {"kind": "json", "body": <JSON>} | {"kind": "error", "status": N, "detail": <JSON>}}
+  {"<case>": {"kind": "ok"} | {"kind": "json", "body": <JSON>} | {"kind": "text", "body": <string>}
+             | {"kind": "error", "status": N, "detail": <JSON>}}
+"ok" is a callback returning nothing; "json" is converted to the route's result model as a backend's
+answer would be (a JSON `null` included, which the models refuse); "text" is a document reference
+returned as a string.
 Control routes (never recorded): GET /_diff/records, POST /_diff/reset.
 
 Prints `READY <port>` once it listens on 127.0.0.1; exits when standard input closes.
@@ -124,7 +129,12 @@ class Canned:
 
     @property
     def body(self) -> Any:
-        return self.spec.get("body") if self.spec.get("kind") == "json" else None
+        return self.spec.get("body") if self.spec.get("kind") in ("json", "text") else None
+
+    @property
+    def has_result(self) -> bool:
+        """Whether the backend answered a result (JSON `null` included) rather than nothing."""
+        return self.spec.get("kind") == "json"
 
 
 def feed_entries(body: Any, key: str) -> Any:
@@ -178,14 +188,14 @@ def reference_callbacks(upstream: bool) -> dict[str, Any]:
     async def on_widget_action(body, context):
         await event("widget-actions", body, context)
         canned = Canned(context.request)
-        if upstream or canned.body is None:
+        if upstream or not canned.has_result:
             return None
         return WidgetActionResult.model_validate_json(json.dumps(canned.body))
 
     async def on_options(body, context):
         await event("widget-options", body, context)
         canned = Canned(context.request)
-        if upstream or canned.body is None:
+        if upstream or not canned.has_result:
             return []
         if isinstance(canned.body, list):
             return _options.validate_json(json.dumps(canned.body))
@@ -194,7 +204,7 @@ def reference_callbacks(upstream: bool) -> dict[str, Any]:
     async def on_decision(body, context):
         await event("approval-decisions", body, context)
         canned = Canned(context.request)
-        if upstream or canned.body is None:
+        if upstream or not canned.has_result:
             return None
         return ApprovalDecisionResult.model_validate_json(json.dumps(canned.body))
 
@@ -350,9 +360,12 @@ class RecordingUpstream:
         else:  # a result or a document without anything to say
             status, payload = 204, None
         body = b"" if status == 204 else json.dumps(payload).encode()
+        media_type = b"application/json"
+        if spec.get("kind") == "text":
+            status, body, media_type = 200, spec["body"].encode(), b"text/plain; charset=utf-8"
         headers = [(b"content-length", str(len(body)).encode())]
         if status != 204:
-            headers.append((b"content-type", b"application/json"))
+            headers.append((b"content-type", media_type))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

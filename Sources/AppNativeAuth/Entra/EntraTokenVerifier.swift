@@ -87,7 +87,11 @@ public final class EntraTokenVerifier: Sendable {
             return .failed(error)
         }
         switch keys.immediateKey(for: unverified.keyID ?? "") {
-        case .key(let signingKey): return complete(unverified, key: signingKey, cacheKey: key)
+        case .key(let signingKey):
+            switch complete(unverified, key: signingKey, cacheKey: key) {
+            case .success(let identity): return .verified(identity)
+            case .failure(let error): return .failed(error)
+            }
         case .failure(let error): return .failed(error)
         case .mustWait: return .mustWait
         }
@@ -110,22 +114,19 @@ public final class EntraTokenVerifier: Sendable {
         }
         let unverified = try UnverifiedJWT(token, policy: policy)
         let key = try await keys.key(for: unverified.keyID ?? "")
-        switch complete(unverified, key: key, cacheKey: CredentialKey(token)) {
-        case .verified(let identity): return identity
-        case .failed(let error): throw error
-        case .mustWait: preconditionFailure("complete(_:key:cacheKey:) never waits")
-        }
+        return try complete(unverified, key: key, cacheKey: CredentialKey(token)).get()
     }
 
-    private func complete(_ unverified: UnverifiedJWT, key: RSAPublicKey, cacheKey: CredentialKey) -> ImmediateVerification {
-        do {
+    /// Steps 6–17 with the key in hand: nothing is left to wait for.
+    private func complete(_ unverified: UnverifiedJWT, key: RSAPublicKey, cacheKey: CredentialKey) -> Result<VerifiedIdentity, AuthError> {
+        do throws(AuthError) {
             let claims = try unverified.verify(with: .rsa(key), policy: policy, now: time.wallSeconds)
             let kind = try EntraTokenKind.classify(claims, configuration: configuration)
             let identity = try identity(from: claims, kind: kind)
             tokenCache.insert(.init(identity: identity, keyID: unverified.keyID ?? "", kind: kind), for: cacheKey)
-            return .verified(identity)
+            return .success(identity)
         } catch {
-            return .failed(error)
+            return .failure(error)
         }
     }
 

@@ -21,8 +21,8 @@ public final class VerifiedTokenCache: Sendable {
     public init(capacity: Int, metrics: MetricsRegistry = .shared) {
         precondition(capacity >= 0, "capacity must not be negative")
         storage = Locked(LRUStorage(capacity: capacity))
-        hits = metrics.counter("auth.token_cache", labels: ["result": "hit"], help: "Verified-token cache lookups")
-        misses = metrics.counter("auth.token_cache", labels: ["result": "miss"], help: "Verified-token cache lookups")
+        hits = metrics.counter(MetricCatalogue.authTokenCacheLookups, labels: ["result": "hit"])
+        misses = metrics.counter(MetricCatalogue.authTokenCacheLookups, labels: ["result": "miss"])
     }
 
     func entry(for key: CredentialKey) -> Entry? {

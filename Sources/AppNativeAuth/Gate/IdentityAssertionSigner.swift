@@ -8,8 +8,8 @@ import AppNativeJSON
 /// with the keys the gateway publishes at its JWKS path.
 ///
 /// Keys rotate: every configured key is published, the first one signs. ECDSA signing costs
-/// tens of microseconds, so an assertion is reused per identity while more than half of its
-/// lifetime is left. "Per identity" means the whole identity (`CacheKey`): an assertion is
+/// more than the rest of a request's identity work, so an assertion is reused per identity
+/// while more than half of its lifetime is left. "Per identity" means the whole identity (`CacheKey`): an assertion is
 /// reused only for an identity equal in every field to the one it was signed for, so it always
 /// states what the plain identity headers rendered from the same identity state (a role change
 /// gets a new assertion at once).

@@ -61,6 +61,14 @@ public enum AuthenticationOutcome: Sendable {
     case rejected(AuthRejection)
 }
 
+/// How a `.mustWait` resolution ends (`RequestAuthenticator.authenticate(token:)`): the key is
+/// in hand or refused, so there is nothing left to wait for.
+public enum AuthenticationVerdict: Sendable {
+    /// Verified; `refreshesCookie` as in ``AuthenticationOutcome/authenticated(_:refreshesCookie:)``.
+    case authenticated(VerifiedIdentity, refreshesCookie: Bool)
+    case rejected(AuthRejection)
+}
+
 /// Credential resolution of contract/auth.md §1: a bearer token first (a valid cookie never rescues an
 /// invalid token), then the session cookie, then 401 — never a redirect.
 public final class RequestAuthenticator: Sendable {
@@ -107,7 +115,7 @@ public final class RequestAuthenticator: Sendable {
     }
 
     /// The cookie path on a request's fields: each `Cookie` field read in place, unless one holds
-    /// obs-text, which the string path reads exactly as before.
+    /// obs-text, which only the string path reads.
     private func cookieOutcome(_ headers: HTTPHeaders) -> AuthenticationOutcome {
         guard let cookies else { return .rejected(.notAuthenticated) }
         // Every field is read: two valid cookies of different users are no session
@@ -162,7 +170,7 @@ public final class RequestAuthenticator: Sendable {
     }
 
     /// Finishes a `.mustWait` resolution.
-    public func authenticate(token: String) async -> AuthenticationOutcome {
+    public func authenticate(token: String) async -> AuthenticationVerdict {
         do {
             let identity = try await verifier.verify(token)
             return .authenticated(identity, refreshesCookie: issuesCookie(to: identity))

@@ -46,13 +46,10 @@ public final class JWKSCache: Sendable {
         self.onKeysRemoved = onKeysRemoved
         self.jitter = jitter
         state = Locked(JWKSCacheState(configuration: configuration))
-        reloads = metrics.counter("jwks.refresh", labels: ["outcome": "success"], help: "JWKS reloads by outcome")
-        reloadFailures = metrics.counter("jwks.refresh", labels: ["outcome": "failure"], help: "JWKS reloads by outcome")
-        keyCount = metrics.gauge("jwks.keys", help: "Signing keys in the JWKS cache")
-        lastSuccessWall = metrics.gauge(
-            "jwks.last_success_timestamp_seconds",
-            help: "Wall time of the last successful JWKS reload"
-        )
+        reloads = metrics.counter(MetricCatalogue.jwksRefreshes, labels: ["outcome": "success"])
+        reloadFailures = metrics.counter(MetricCatalogue.jwksRefreshes, labels: ["outcome": "failure"])
+        keyCount = metrics.gauge(MetricCatalogue.jwksKeys)
+        lastSuccessWall = metrics.gauge(MetricCatalogue.jwksLastSuccess)
     }
 
     deinit {

@@ -63,11 +63,7 @@ public final class SessionCookieCodec: Sendable {
         if let upn = user.upn, !upn.isEmpty { claims["upn"] = .string(upn) }
         if !user.roles.isEmpty { claims["roles"] = .array(user.roles.map(JSONValue.string)) }
         Self.addCallerClaims(of: user, to: &claims)
-        do {
-            return try JWTSigner.sign(claims, with: .hmac(settings.keys[0]))
-        } catch {
-            preconditionFailure("HMAC signing cannot fail: \(error.code)")
-        }
+        return JWTSigner.sign(claims, withHMAC: settings.keys[0])
     }
 
     /// The `Set-Cookie` header value that issues a fresh cookie (contract/auth.md §8.3).

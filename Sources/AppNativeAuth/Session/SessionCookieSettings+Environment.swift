@@ -1,10 +1,11 @@
+import AppNativeCore
 import AppNativeCrypto
 
 extension SessionCookieSettings {
     /// Reads `SESSION_SECRET`, `SESSION_SECRET_PREVIOUS` (comma-separated), `SESSION_COOKIE_NAME`,
-    /// `SESSION_MAX_AGE` (seconds), `SESSION_SECURE` (`true`/`false`), `SESSION_SAME_SITE` (`lax`/`strict`),
+    /// `SESSION_MAX_AGE` (seconds), `SESSION_SECURE` (a ``BooleanSetting``), `SESSION_SAME_SITE` (`lax`/`strict`),
     /// `SESSION_AUDIENCE` (`audience(fromEnvironment:)`) and `SESSION_ACCEPT_REFERENCE_COOKIES`
-    /// (`true`/`false`). The leeway is the contract's fixed 30 s, not a setting.
+    /// (a ``BooleanSetting``). The leeway is the contract's fixed 30 s, not a setting.
     ///
     /// - Returns: `nil` when `SESSION_SECRET` is unset or empty (no session store: cookie-only
     ///   requests get 401).
@@ -25,23 +26,18 @@ extension SessionCookieSettings {
         } else {
             maxAge = defaultMaxAge
         }
-        let isSecure: Bool
-        switch environment["SESSION_SECURE"]?.lowercased() {
-        case nil, "", "true", "1", "yes": isSecure = true
-        case "false", "0", "no": isSecure = false
-        default: throw AuthError(.configuration, "SESSION_SECURE must be true or false")
+        let isSecure: Bool, acceptsReferenceCookies: Bool
+        do {
+            isSecure = try BooleanSetting.read("SESSION_SECURE", from: environment, default: true)
+            acceptsReferenceCookies = try BooleanSetting.read(referenceCookiesVariable, from: environment, default: false)
+        } catch {
+            throw AuthError(.configuration, error.description)
         }
         let sameSite: SameSite
         switch environment["SESSION_SAME_SITE"]?.lowercased() {
         case nil, "", "lax": sameSite = .lax
         case "strict": sameSite = .strict
         default: throw AuthError(.configuration, "SESSION_SAME_SITE must be lax or strict")
-        }
-        let acceptsReferenceCookies: Bool
-        switch environment[referenceCookiesVariable]?.trimmingWhitespace().lowercased() {
-        case nil, "", "false", "0", "no": acceptsReferenceCookies = false
-        case "true", "1", "yes": acceptsReferenceCookies = true
-        default: throw AuthError(.configuration, "\(referenceCookiesVariable) must be true or false")
         }
         let audience = try audience(fromEnvironment: environment)
         do {

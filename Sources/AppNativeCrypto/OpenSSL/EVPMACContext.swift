@@ -46,43 +46,28 @@ final class EVPMACContext: @unchecked Sendable {
         return context
     }
 
-    /// An independent copy in the same (keyed, nothing absorbed) state. Reading the source is
-    /// safe while other threads duplicate it too. Traps on allocation failure.
-    func duplicate() -> EVPMACContext {
+    /// An independent copy in the same (keyed, nothing absorbed) state, or nil when OpenSSL
+    /// could not allocate it. Reading the source is safe while other threads duplicate it too.
+    func duplicate() -> EVPMACContext? {
         guard let copy = EVP_MAC_CTX_dup(pointer) else {
             OpenSSLErrorQueue.clear()
-            preconditionFailure("EVP_MAC_CTX_dup failed")
+            return nil
         }
         return EVPMACContext(owning: copy)
     }
 
-    /// Restarts the MAC with the same key (OpenSSL keeps the keyed inner and outer states).
-    func restart() {
-        guard EVP_MAC_init(pointer, nil, 0, nil) == 1 else {
-            OpenSSLErrorQueue.clear()
-            preconditionFailure("EVP_MAC_init (restart) failed")
-        }
-    }
-
-    /// Absorbs `data`.
-    func update(_ data: UnsafeRawBufferPointer) {
-        guard data.count > 0 else { return }
-        guard EVP_MAC_update(pointer, data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count) == 1 else {
-            OpenSSLErrorQueue.clear()
-            preconditionFailure("EVP_MAC_update failed")
-        }
-    }
-
-    /// Writes the MAC to `output` and returns its length.
-    func finalize(into output: UnsafeMutableRawBufferPointer) -> Int {
+    /// Absorbs `data`, writes the MAC to `output` and restarts the context with the same key
+    /// (OpenSSL keeps the keyed inner and outer states). Returns the MAC's length, or nil when
+    /// OpenSSL failed, which on a keyed context means it could not allocate.
+    func authenticate(_ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
         var written = 0
-        guard
-            EVP_MAC_final(
-                pointer, output.baseAddress!.assumingMemoryBound(to: UInt8.self), &written, output.count
-            ) == 1
-        else {
+        let succeeded =
+            (data.isEmpty || EVP_MAC_update(pointer, data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count) == 1)
+            && EVP_MAC_final(pointer, output.baseAddress!.assumingMemoryBound(to: UInt8.self), &written, output.count) == 1
+            && EVP_MAC_init(pointer, nil, 0, nil) == 1
+        guard succeeded else {
             OpenSSLErrorQueue.clear()
-            preconditionFailure("EVP_MAC_final failed")
+            return nil
         }
         return written
     }

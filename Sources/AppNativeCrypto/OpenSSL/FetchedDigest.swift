@@ -42,7 +42,7 @@ final class FetchedDigest: @unchecked Sendable {
         )
         guard status == 1, Int(written) == byteCount else {
             OpenSSLErrorQueue.clear()
-            preconditionFailure("EVP_Digest failed")
+            preconditionFailure("EVP_Digest failed with a fetched digest (out of memory)")
         }
     }
 }

@@ -84,12 +84,10 @@ public final class AuthorizationHook: Sendable {
         self.denyTTL = denyTTL
         self.time = time
         self.logger = logger
-        latency = metrics.histogram("authorize.duration_seconds", upperBounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-                                    help: "Authorization hook latency")
+        latency = metrics.histogram(MetricCatalogue.authorizeDuration)
         var counters: [DroppedHeader: Counter] = [:]
         for reason in DroppedHeader.allCases {
-            counters[reason] = metrics.counter("authorize.dropped_headers", labels: ["reason": reason.rawValue],
-                                               help: "Authorization hook response headers not passed upstream")
+            counters[reason] = metrics.counter(MetricCatalogue.authorizeDroppedHeaders, labels: ["reason": reason.rawValue])
         }
         droppedHeaders = counters
     }

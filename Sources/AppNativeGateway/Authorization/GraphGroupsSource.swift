@@ -249,21 +249,19 @@ final class GraphMetrics: Sendable {
     init(registry: MetricsRegistry) {
         var outcomes: [Outcome: Counter] = [:]
         for outcome in Outcome.allCases {
-            outcomes[outcome] = registry.counter("graph.requests", labels: ["outcome": outcome.rawValue], help: "Microsoft Graph getMemberGroups lookups by outcome")
+            outcomes[outcome] = registry.counter(MetricCatalogue.graphRequests, labels: ["outcome": outcome.rawValue])
         }
         self.outcomes = outcomes
         var tokenOutcomes: [TokenOutcome: Counter] = [:]
         for outcome in TokenOutcome.allCases {
-            tokenOutcomes[outcome] = registry.counter(
-                "graph.token.requests", labels: ["outcome": outcome.rawValue], help: "Application token requests for Graph by outcome")
+            tokenOutcomes[outcome] = registry.counter(MetricCatalogue.graphTokenRequests, labels: ["outcome": outcome.rawValue])
         }
         self.tokenOutcomes = tokenOutcomes
-        cacheHits = registry.counter("graph.cache.hits", help: "Groups overage lookups answered from the cache")
-        cacheMisses = registry.counter("graph.cache.misses", help: "Groups overage lookups that called Graph")
-        cacheJoins = registry.counter("graph.cache.joins", help: "Groups overage lookups that waited for a call in flight")
-        let bounds = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-        graphDuration = registry.histogram("graph.duration_seconds", upperBounds: bounds, help: "Graph getMemberGroups latency")
-        tokenDuration = registry.histogram("graph.token.duration_seconds", upperBounds: bounds, help: "Token endpoint latency for Graph")
+        cacheHits = registry.counter(MetricCatalogue.graphCacheHits)
+        cacheMisses = registry.counter(MetricCatalogue.graphCacheMisses)
+        cacheJoins = registry.counter(MetricCatalogue.graphCacheJoins)
+        graphDuration = registry.histogram(MetricCatalogue.graphDuration)
+        tokenDuration = registry.histogram(MetricCatalogue.graphTokenDuration)
     }
 
     func requests(_ outcome: Outcome) -> Counter {

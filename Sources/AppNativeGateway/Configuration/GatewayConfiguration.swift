@@ -118,7 +118,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("APNS_KEY_ID", section: "Push", "The key's 10-character id (provider-token `kid`)."),
         Setting("APNS_TEAM_ID", section: "Push", "Apple team id (provider-token `iss`)."),
         Setting("APNS_BUNDLE_ID", section: "Push", "The app's bundle id (`apns-topic`)."),
-        Setting("APNS_USE_SANDBOX", default: "true", section: "Push", "Sandbox only when the value lower-cased is `true` (the default); `false`, `1`, `yes` all mean production."),
+        Setting("APNS_USE_SANDBOX", default: "true", section: "Push", "APNs sandbox (development builds of the app); `false` sends to production."),
         Setting("APNS_BASE_URL", section: "Push", "Tests only: replaces the Apple host; `http://` is cleartext HTTP/2 (prior knowledge) and loopback only."),
         Setting("APNS_CA_FILE", section: "Push", "Tests only: PEM CA bundle trusted for an `https` APNS_BASE_URL."),
     ] + BrowserSignInConfiguration.settings + GraphGroupsConfiguration.settings
@@ -447,7 +447,7 @@ extension PushAPIConfiguration {
             do {
                 _ = try APNsConfiguration.fromEnvironment(reader.environment)
             } catch {
-                let names = ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_BUNDLE_ID", "APNS_BASE_URL", "APNS_KEY"]
+                let names = ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_BUNDLE_ID", "APNS_BASE_URL", "APNS_USE_SANDBOX", "APNS_KEY"]
                 let variable = names.first { error.reason.contains($0) } ?? (error.reason.contains("base URL") ? "APNS_BASE_URL" : "APNS_KEY")
                 reader.report(variable, error.reason)
             }

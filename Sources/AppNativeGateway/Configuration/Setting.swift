@@ -1,3 +1,4 @@
+import AppNativeCore
 /// One documented configuration variable: its name, default, meaning and the section it belongs to.
 /// The table of all settings is the single source of `config reference` and docs/configuration.md.
 public struct Setting: Sendable, Hashable {
@@ -81,13 +82,12 @@ public struct EnvironmentReader: Sendable {
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
+    /// A boolean setting, read by ``BooleanSetting`` as every boolean setting is.
     public mutating func boolean(_ name: String, default fallback: Bool) -> Bool {
-        guard let text = string(name) else { return fallback }
-        switch text.lowercased() {
-        case "true", "1", "yes", "on": return true
-        case "false", "0", "no", "off": return false
-        default:
-            report(name, "must be true or false, got \(text.debugDescription)")
+        do {
+            return try BooleanSetting.read(name, from: environment, default: fallback)
+        } catch {
+            report(name, error.requirement)
             return fallback
         }
     }

@@ -207,12 +207,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
 
     /// A body that is not `multipart/form-data` at all: every required part is missing.
     static var notMultipart: MediatedAnswer {
-        do {
-            _ = try DocumentMetadata(textParts: [:], fileName: nil, fileContentType: nil)
-            preconditionFailure("an upload without parts is never valid")
-        } catch {
-            return refusal(error)
-        }
+        refusal(DocumentMetadata.missingRequiredParts)
     }
 }
 

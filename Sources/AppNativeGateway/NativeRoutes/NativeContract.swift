@@ -122,8 +122,17 @@ enum NativeContract {
 
     /// `{"ok":true}` plus the upstream's reference by the rules of contract/routes.md §2.8: a non-empty
     /// string or an integer becomes `id`; an object's `id` member follows the same rules; anything
-    /// else (nothing, booleans, "", floats, lists) gives no `id`.
-    static func documentAnswer(upstreamBody: [UInt8]) -> [UInt8] {
+    /// else (nothing, booleans, "", floats, lists) gives no `id`. A `text/plain` answer is the
+    /// reference as text, the way the reference echoes a callback's returned string: its UTF-8
+    /// text, when non-empty, is the `id` (JSON rules do not apply to it).
+    static func documentAnswer(upstreamBody: [UInt8], contentType: String?) -> [UInt8] {
+        if isTextPlainMediaType(contentType) {
+            var members: [(String, JSONValue)] = [("ok", .bool(true))]
+            if !upstreamBody.isEmpty, let text = String(validating: upstreamBody, as: UTF8.self) {
+                members.append(("id", .string(text)))
+            }
+            return JSONSerializer.serialize(.object(JSONObject(members)))
+        }
         guard let value = parse(upstreamBody) else { return Array(#"{"ok":true}"#.utf8) }
         func reference(_ value: JSONValue, nested: Bool) -> JSONValue? {
             switch value {
@@ -140,6 +149,14 @@ enum NativeContract {
         var members: [(String, JSONValue)] = [("ok", .bool(true))]
         if let id = reference(value, nested: false) { members.append(("id", id)) }
         return JSONSerializer.serialize(.object(JSONObject(members)))
+    }
+
+    /// Whether a `Content-Type` is `text/plain`, parameters (a charset) ignored.
+    private static func isTextPlainMediaType(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let beforeParameters = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let mediaType = beforeParameters.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+        return String(mediaType).lowercased() == "text/plain"
     }
 
     private static func parse(_ body: [UInt8]) -> JSONValue? {

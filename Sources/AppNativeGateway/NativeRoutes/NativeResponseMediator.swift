@@ -26,7 +26,7 @@ final class NativeResponseMediator: ResponseMediator {
     func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> MediatedAnswer {
         switch status {
         case 200..<300:
-            return success(body: status == 204 ? [] : body)
+            return success(body: status == 204 ? [] : body, headers: headers)
         case 400..<500:
             return NativeAnswers.passThrough(status: status, headers: headers, body: body)
         default:
@@ -38,12 +38,12 @@ final class NativeResponseMediator: ResponseMediator {
         }
     }
 
-    private func success(body: [UInt8]) -> MediatedAnswer {
+    private func success(body: [UInt8], headers: HTTPHeaders) -> MediatedAnswer {
         switch route.shape {
         case .event:
             return route == .liveActivities ? NativeAnswers.noContent : NativeAnswers.ok
         case .document:
-            return .json(status: 200, NativeContract.documentAnswer(upstreamBody: body))
+            return .json(status: 200, NativeContract.documentAnswer(upstreamBody: body, contentType: headers.first("Content-Type")))
         case .feed:
             guard let feed = NativeContract.feed(route, upstreamBody: body) else {
                 return invalid("the upstream's feed is not a valid \(route.rawValue) feed")
@@ -88,10 +88,8 @@ final class NativeRouteMetrics: Sendable {
         self.registry = registry
         var requests = [NativeRoute: Counter](), dropped = [NativeRoute: Counter]()
         for route in NativeRoute.allCases {
-            requests[route] = registry.counter("native.requests", labels: ["route": route.rawValue], help: "Native route requests")
-            dropped[route] = registry.counter(
-                "native.feed_entries_dropped", labels: ["route": route.rawValue], help: "Invalid widgets or approvals dropped from feeds"
-            )
+            requests[route] = registry.counter(MetricCatalogue.nativeRequests, labels: ["route": route.rawValue])
+            dropped[route] = registry.counter(MetricCatalogue.nativeFeedEntriesDropped, labels: ["route": route.rawValue])
         }
         self.requests = requests
         droppedEntries = dropped
@@ -101,12 +99,12 @@ final class NativeRouteMetrics: Sendable {
     func dropped(_ route: NativeRoute) { droppedEntries[route]?.increment() }
 
     func rejected(_ route: NativeRoute, status: Int) {
-        registry.counter("native.rejections", labels: ["route": route.rawValue, "status": String(status)], help: "Native requests refused")
+        registry.counter(MetricCatalogue.nativeRejections, labels: ["route": route.rawValue, "status": String(status)])
             .increment()
     }
 
     func upstreamFailure(_ route: NativeRoute, cause: String) {
-        registry.counter("native.upstream_failures", labels: ["route": route.rawValue, "cause": cause], help: "Native route upstream failures")
+        registry.counter(MetricCatalogue.nativeUpstreamFailures, labels: ["route": route.rawValue, "cause": cause])
             .increment()
     }
 }

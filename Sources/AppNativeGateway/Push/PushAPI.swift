@@ -29,9 +29,9 @@ final class PushAPI: Sendable {
     /// `handle` without a valid key.
     struct Admitted: Sendable {
         /// The notification kind (`silent`, `alert`, `live-activity/update`, …).
-        let kind: String
+        let kind: PushKind
 
-        fileprivate init(kind: String) { self.kind = kind }
+        fileprivate init(kind: PushKind) { self.kind = kind }
     }
 
     /// What a request's head decides, before any byte of its body is read.
@@ -67,12 +67,12 @@ final class PushAPI: Sendable {
         self.logger = logger
         var requests: [String: Counter] = [:]
         for status in ["200", "401", "404", "405", "413", "422", "503"] {
-            requests[status] = metrics.counter("push_api.requests", labels: ["status": status], help: "Push API requests")
+            requests[status] = metrics.counter(MetricCatalogue.pushAPIRequests, labels: ["status": status])
         }
         self.requests = requests
         webhookOutcomes = Dictionary(
             uniqueKeysWithValues: ["delivered", "failed"].map {
-                ($0, metrics.counter("push_api.dead_token_webhook", labels: ["outcome": $0], help: "Dead-token webhook calls"))
+                ($0, metrics.counter(MetricCatalogue.pushAPIDeadTokenWebhook, labels: ["outcome": $0]))
             })
     }
 
@@ -103,9 +103,8 @@ final class PushAPI: Sendable {
         guard isAuthorized(authorization) else {
             return .refused(counted(Self.error(401, "unauthorized", "a valid push API key is required (Authorization: Bearer …)")))
         }
-        let kind = String(path.dropFirst("/push/".count))
-        guard path.hasPrefix("/push/"), PushRequest.kinds.contains(kind) else {
-            return .refused(counted(Self.error(404, "not_found", "unknown push kind; one of " + PushRequest.kinds.joined(separator: ", "))))
+        guard path.hasPrefix("/push/"), let kind = PushKind(rawValue: String(path.dropFirst("/push/".count))) else {
+            return .refused(counted(Self.error(404, "not_found", "unknown push kind; one of " + PushKind.paths)))
         }
         guard method == "POST" else { return .refused(counted(Self.error(405, "method_not_allowed", "use POST"))) }
         if let declaredBodyBytes, declaredBodyBytes > UInt64(Self.maxBodyBytes) {
@@ -162,7 +161,7 @@ final class PushAPI: Sendable {
     }
 
     /// Posts `{"kind":…, "tokens":[{"token","reason","timestamp"?}…]}` to the webhook; true on 2xx.
-    private func report(_ dead: [APNsResult], kind: String, to url: String) async -> Bool {
+    private func report(_ dead: [APNsResult], kind: PushKind, to url: String) async -> Bool {
         let tokens: [JSONValue] = dead.map { result in
             var entry: JSONObject = ["token": .string(result.deviceToken), "reason": .string(result.reason?.name ?? "")]
             if let timestamp = result.unregisteredAt { entry["timestamp"] = .number(JSONNumber(timestamp)) }
@@ -170,7 +169,7 @@ final class PushAPI: Sendable {
         }
         var request = HTTPRequest(
             url: url, method: "POST", headers: [HTTPHeaderField(name: "Content-Type", value: "application/json")],
-            body: JSONSerializer.serialize(.object(["kind": .string(kind), "tokens": .array(tokens)])),
+            body: JSONSerializer.serialize(.object(["kind": .string(kind.rawValue), "tokens": .array(tokens)])),
             timeout: .seconds(5), maxResponseBytes: 64 * 1024)
         request.allowsCleartextOnLoopback = true
         do {

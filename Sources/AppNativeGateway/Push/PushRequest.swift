@@ -14,16 +14,10 @@ struct PushRequest: Sendable {
         var reason: String
     }
 
-    /// The kinds, by URL path below `/push/`.
-    static let kinds = [
-        "alert", "silent", "critical", "widgets", "approvals", "live-activity/start", "live-activity/update",
-        "live-activity/end",
-    ]
-
     /// Decodes the body of `POST /push/<kind>`.
     ///
     /// - Returns: the request, or every field error found.
-    static func decode(kind: String, body: [UInt8], maxBatch: Int) -> Result<PushRequest, PushRequestErrors> {
+    static func decode(kind: PushKind, body: [UInt8], maxBatch: Int) -> Result<PushRequest, PushRequestErrors> {
         guard let object = (try? JSONParser().parse(body))?.objectValue else {
             return .failure(PushRequestErrors([FieldError(field: "$", reason: "the body must be a JSON object")]))
         }
@@ -41,30 +35,30 @@ struct PushRequest: Sendable {
             }
         }
         switch kind {
-        case "alert":
+        case .alert:
             let title = fields.required("title"), text = fields.required("body")
             let data = fields.object("data"), path = fields.string("path"), actions = fields.actions()
             let level = fields.enumeration("interruption_level", APNsInterruptionLevel.self)
             build("data") { () throws(APNsError) in
                 try .alert(title: title, body: text, data: data, path: path, actions: actions, interruptionLevel: level)
             }
-        case "silent":
+        case .silent:
             let data = fields.object("data")
             build("data") { () throws(APNsError) in try .silent(data: data) }
-        case "critical":
+        case .critical:
             let webApp = fields.required("webapp_id"), title = fields.required("title"), text = fields.required("body")
             let label = fields.string("acknowledge_label") ?? "Got it", volume = fields.number("volume") ?? 1.0
             let data = fields.object("data")
             build("data") { () throws(APNsError) in
                 try .critical(webAppID: webApp, title: title, body: text, acknowledgeLabel: label, volume: volume, data: data)
             }
-        case "widgets":
+        case .widgets:
             let webApp = fields.required("webapp_id"), widgets = fields.array("widgets")
             build("widgets") { () throws(APNsError) in .widgetUpdate(webAppID: webApp, widgets: widgets) }
-        case "approvals":
+        case .approvals:
             let webApp = fields.required("webapp_id")
             build("webapp_id") { () throws(APNsError) in .approvalsRefresh(webAppID: webApp) }
-        case "live-activity/start":
+        case .liveActivityStart:
             let state = fields.state(required: true), attributes = fields.attributes()
             let alertTitle = fields.string("alert_title"), alertBody = fields.string("alert_body")
             let staleAt = fields.number("stale_at")
@@ -72,7 +66,7 @@ struct PushRequest: Sendable {
                 try .liveActivityStart(
                     state: state!, attributes: attributes!, alertTitle: alertTitle, alertBody: alertBody, staleAt: staleAt)
             }
-        case "live-activity/update":
+        case .liveActivityUpdate:
             let state = fields.state(required: true)
             let alertTitle = fields.string("alert_title"), alertBody = fields.string("alert_body")
             let staleAt = fields.number("stale_at"), priority = fields.integer("priority", in: 5...10) ?? 10
@@ -81,11 +75,9 @@ struct PushRequest: Sendable {
                 try .liveActivityUpdate(
                     state: state!, alertTitle: alertTitle, alertBody: alertBody, staleAt: staleAt, priority: Int(priority))
             }
-        case "live-activity/end":
+        case .liveActivityEnd:
             let state = fields.state(required: false), dismissAt = fields.number("dismiss_at")
             build("dismiss_at") { () throws(APNsError) in try .liveActivityEnd(state: state, dismissAt: dismissAt) }
-        default:
-            preconditionFailure("kind is checked against PushRequest.kinds")
         }
         fields.checkUnread()
         guard fields.errors.isEmpty, var notification = built else { return .failure(PushRequestErrors(fields.errors)) }

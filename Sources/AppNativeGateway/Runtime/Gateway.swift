@@ -26,16 +26,20 @@ public final class Gateway: Sendable {
     private let signIn: BrowserSignIn?
     /// The routes in force (`ROUTES_FILE`, or `UPSTREAM_URL` alone; `reloadFiles`).
     private let routes: RoutesSource
+    private let certificateExpiry: Gauge?
     /// What `SIGHUP` reads again (`reloadFiles`): the TLS certificate, the access policy, the
     /// routes, the secrets read from files.
     private let reloadables: [any FileReloading]
-    /// `config.reloads{file,outcome}` by file setting, then outcome.
+    /// `appnative_config_reloads_total{file,outcome}` by file setting, then outcome.
     private let reloadCounters: [String: [String: Counter]]
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        metrics.gauge(MetricCatalogue.buildInfo, labels: ["version": GatewayVersion.current]).set(1)
+        metrics.gauge(MetricCatalogue.httpConnectionsLimit).set(configuration.server.maxConnections)
+        certificateExpiry = configuration.server.tls.map { _ in metrics.gauge(MetricCatalogue.tlsCertificateExpiry) }
         let identity = configuration.identity
         let fetcher = try identity.jwksFetcher ?? HTTPJWKSFetcher(url: identity.entra.jwksURL)
         let verifier = EntraTokenVerifier(
@@ -160,7 +164,7 @@ public final class Gateway: Sendable {
         var reloadCounters: [String: [String: Counter]] = [:]
         for file in reloadables.flatMap(\.fileVariables) {
             reloadCounters[file] = Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
-                ($0, metrics.counter("config.reloads", labels: ["file": file, "outcome": $0], help: "Reloads of a configuration file on SIGHUP"))
+                ($0, metrics.counter(MetricCatalogue.configReloads, labels: ["file": file, "outcome": $0]))
             })
         }
         self.reloadCounters = reloadCounters
@@ -193,6 +197,7 @@ public final class Gateway: Sendable {
     /// soon as the ready line appears must not get 503 only because that download was under way.
     /// Readiness (`/readyz`) follows the keys from then on; the refresher retries until they load.
     public func start() async {
+        publishCertificateExpiry()
         // Each upstream URL's host is looked up once here, then by its resolver thread; a name
         // that does not resolve yet leaves the gateway running but not ready.
         routes.start(metrics: metrics, logger: logger)
@@ -212,9 +217,9 @@ public final class Gateway: Sendable {
     /// `SIGHUP`: reads every file that can change at run time again (`TLS_CERT_FILE` and
     /// `TLS_KEY_FILE`, `ACCESS_POLICY_FILE`, `ROUTES_FILE`, the secrets' `…_FILE` settings) and
     /// swaps each value in whole for new requests (requests in flight finish on the one they
-    /// started with). A file that cannot be read or checked keeps
-    /// its value in force: the problem is logged (never the content) and counted
-    /// (`config.reloads{file,outcome}`), and the gateway keeps serving.
+    /// started with). A file that cannot be read or checked keeps its value in force: the
+    /// problem is logged (never the content) and counted
+    /// (`appnative_config_reloads_total{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {
         if reloadables.isEmpty { logger.info("SIGHUP received; no file to reload") }
         for reloadable in reloadables {
@@ -228,6 +233,13 @@ public final class Gateway: Sendable {
                     "\(reloadable.name) reload failed; keeping the one in force", ["setting": error.variable, "error": error.reason])
             }
         }
+        publishCertificateExpiry()
+    }
+
+    /// The expiry of the certificate in use; `reloadFiles` publishes it after the TLS reload,
+    /// so the metric follows a renewed certificate.
+    private func publishCertificateExpiry() {
+        if let notAfter = configuration.server.tls?.certificateNotAfter { certificateExpiry?.set(notAfter) }
     }
 
     /// Graceful stop: both servers drain until the grace period, then close.

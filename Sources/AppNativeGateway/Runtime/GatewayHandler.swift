@@ -436,8 +436,12 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// Resolves credentials; on success goes on to `authenticated` on this loop, otherwise answers
     /// the rejection.
     private func authenticate(_ exchange: HTTPExchange, _ admission: Admission) {
-        let outcome = settings.authenticator.authenticateImmediately(headers: exchange.request.headers)
-        if case .mustWait(let token) = outcome {
+        switch settings.authenticator.authenticateImmediately(headers: exchange.request.headers) {
+        case .authenticated(let identity, let refreshesCookie):
+            finish(.authenticated(identity, refreshesCookie: refreshesCookie), exchange, admission)
+        case .rejected(let rejection):
+            finish(.rejected(rejection), exchange, admission)
+        case .mustWait(let token):
             // The token's kid is unknown: wait for the shared JWKS reload off the loop, then
             // continue on it. The exchange and its continuation stay in this loop's table; only
             // a ticket number and the outcome cross threads.
@@ -447,13 +451,11 @@ final class GatewayHandler: HTTPExchangeHandler {
                 [weak self] exchange, admission, resolved in
                 self?.finish(resolved, exchange, admission)
             }
-            return
         }
-        finish(outcome, exchange, admission)
     }
 
-    private func finish(_ outcome: AuthenticationOutcome, _ exchange: HTTPExchange, _ admission: Admission) {
-        switch outcome {
+    private func finish(_ verdict: AuthenticationVerdict, _ exchange: HTTPExchange, _ admission: Admission) {
+        switch verdict {
         case .authenticated(let identity, let refreshesCookie):
             metrics.authenticated(by: identity.method)
             exchange.logFields["user.oid"] = identity.user.objectID
@@ -477,8 +479,6 @@ final class GatewayHandler: HTTPExchangeHandler {
                 return
             }
             reject(exchange, rejection)
-        case .mustWait:
-            preconditionFailure("resolved outcomes never wait")
         }
     }
 

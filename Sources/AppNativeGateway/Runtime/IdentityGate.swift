@@ -70,13 +70,13 @@ final class IdentityMetrics: Sendable {
 
     init(registry: MetricsRegistry) {
         self.registry = registry
-        waits = registry.counter("auth.key_waits", help: "Requests that waited for a JWKS reload")
+        waits = registry.counter(MetricCatalogue.authKeyWaits)
         authenticatedByToken = Self.outcomeCounter(registry, "authenticated", AuthenticationMethod.token.rawValue)
         authenticatedByCookie = Self.outcomeCounter(registry, "authenticated", AuthenticationMethod.cookie.rawValue)
     }
 
     private static func outcomeCounter(_ registry: MetricsRegistry, _ result: String, _ reason: String) -> Counter {
-        registry.counter("auth.outcomes", labels: ["result": result, "reason": reason], help: "Authentication outcomes")
+        registry.counter(MetricCatalogue.authOutcomes, labels: ["result": result, "reason": reason])
     }
 
     /// Counts a request authenticated by `method`.

@@ -287,7 +287,7 @@ struct DiscoveredKeySetFetcher: JWKSFetching {
     }
 }
 
-/// `signin.started`, `signin.completed` and `signin.failures{reason}`.
+/// `appnative_signin_started_total`, `appnative_signin_completed_total` and `appnative_signin_failures_total{reason}`.
 final class SignInMetrics: Sendable {
     let started: Counter
     let completed: Counter
@@ -295,14 +295,14 @@ final class SignInMetrics: Sendable {
     private let other: Counter
 
     init(registry: MetricsRegistry) {
-        started = registry.counter("signin.started", help: "Browser sign-ins started (redirects to the provider)")
-        completed = registry.counter("signin.completed", help: "Browser sign-ins that ended signed in")
+        started = registry.counter(MetricCatalogue.signInStarted)
+        completed = registry.counter(MetricCatalogue.signInCompleted)
         var failures = [String: Counter]()
         for reason in SignInFailure.allReasonCodes {
-            failures[reason] = registry.counter("signin.failures", labels: ["reason": reason], help: "Browser sign-ins that failed, by reason")
+            failures[reason] = registry.counter(MetricCatalogue.signInFailures, labels: ["reason": reason])
         }
         self.failures = failures
-        other = registry.counter("signin.failures", labels: ["reason": "other"], help: "Browser sign-ins that failed, by reason")
+        other = registry.counter(MetricCatalogue.signInFailures, labels: ["reason": "other"])
     }
 
     func failure(_ reason: String) -> Counter { failures[reason] ?? other }

@@ -42,7 +42,7 @@ public struct BrowserSignInConfiguration: Sendable {
 
     /// The settings `config` lists (appended to the gateway's table).
     public static let settings: [Setting] = [
-        Setting("BROWSER_SIGN_IN", default: "false", section: "Browser sign-in", "Sign browser navigations in with the OpenID provider (authorization code flow with PKCE); off: every unauthenticated request gets today's 401."),
+        Setting("BROWSER_SIGN_IN", default: "false", section: "Browser sign-in", "Sign browser navigations in with the OpenID provider (authorization code flow with PKCE); off: every unauthenticated request gets 401 with `WWW-Authenticate: Bearer`."),
         Setting("ENTRA_CLIENT_ID", section: "Browser sign-in", "The web app registration that signs browsers in (the ID token's `aud`) and calls Microsoft Graph. Required when BROWSER_SIGN_IN=true or GROUPS_FROM_GRAPH=true."),
         Setting("ENTRA_CLIENT_SECRET", section: "Browser sign-in", secret: true, "Client secret. One credential is required: this, a certificate, or AZURE_FEDERATED_TOKEN_FILE."),
         SecretFiles.setting(for: "ENTRA_CLIENT_SECRET", section: "Browser sign-in"),

@@ -182,7 +182,7 @@ public struct MultipartParser: Sendable {
         case .epilogue:
             return (count, nil)
         case .failed:
-            fatalError("parse checks for .failed before stepping")
+            throw failure ?? HTTPParseError(.truncated, reason: "multipart parser failed")
         }
     }
 

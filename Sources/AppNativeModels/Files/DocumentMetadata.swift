@@ -51,6 +51,29 @@ public struct DocumentMetadata: Sendable, Hashable {
     ///   (an empty `device_id` counts as missing); then `.contextNotObject` when `context` is
     ///   present, not blank, and not a JSON object.
     public init(textParts: [String: String], fileName: String?, fileContentType: String?) throws(ModelError) {
+        let issues = Self.requiredPartIssues(textParts: textParts, fileName: fileName)
+        let deviceID = textParts["device_id"] ?? ""
+        guard issues.isEmpty, let fileName else { throw ModelError(issues: issues) }
+        let context = try textParts["context"].flatMap { text throws(ModelError) in try Self.context(text) }
+        func nonEmpty(_ name: String) -> String? {
+            guard let value = textParts[name], !value.isEmpty else { return nil }
+            return value
+        }
+        self.init(
+            deviceID: deviceID, userEmail: nonEmpty("user_email"), kind: nonEmpty("kind"),
+            uploadID: nonEmpty("upload_id"), formID: nonEmpty("form_id"), fieldID: nonEmpty("field_id"),
+            context: context, filename: Self.sanitizedFilename(fileName),
+            contentType: fileContentType ?? "application/octet-stream")
+    }
+
+    /// The refusal of an upload with no parts at all (a body that is not `multipart/form-data`):
+    /// `file` and `device_id` missing, as the initialiser reports them.
+    public static var missingRequiredParts: ModelError {
+        ModelError(issues: requiredPartIssues(textParts: [:], fileName: nil))
+    }
+
+    /// What is wrong with the required parts: `file` (a file part) and a non-empty `device_id`.
+    private static func requiredPartIssues(textParts: [String: String], fileName: String?) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if fileName == nil {
             if let text = textParts["file"] {
@@ -63,21 +86,10 @@ public struct DocumentMetadata: Sendable, Hashable {
                 issues.append(ValidationIssue(path: ["file"], message: "Field required", type: "missing", input: nil))
             }
         }
-        let deviceID = textParts["device_id"] ?? ""
-        if deviceID.isEmpty {
+        if (textParts["device_id"] ?? "").isEmpty {
             issues.append(ValidationIssue(path: ["device_id"], message: "Field required", type: "missing", input: nil))
         }
-        guard issues.isEmpty, let fileName else { throw ModelError(issues: issues) }
-        let context = try textParts["context"].flatMap { text throws(ModelError) in try Self.context(text) }
-        func nonEmpty(_ name: String) -> String? {
-            guard let value = textParts[name], !value.isEmpty else { return nil }
-            return value
-        }
-        self.init(
-            deviceID: deviceID, userEmail: nonEmpty("user_email"), kind: nonEmpty("kind"),
-            uploadID: nonEmpty("upload_id"), formID: nonEmpty("form_id"), fieldID: nonEmpty("field_id"),
-            context: context, filename: Self.sanitizedFilename(fileName),
-            contentType: fileContentType ?? "application/octet-stream")
+        return issues
     }
 
     /// The `context` part's rule on its own (for readers that check it as soon as the part ends):

@@ -28,6 +28,10 @@ public final class TLSServerContext: Sendable {
         current.withLock { $0 = fresh }
     }
 
+    /// When the certificate in use expires (its `notAfter`, seconds since the epoch): the
+    /// gateway publishes it as a metric so an alert fires before clients start refusing it.
+    public var certificateNotAfter: Int? { current.withLock { $0.certificateNotAfter } }
+
     func makeTransport(fd: Int32) -> TLSTransport? {
         let context = current.withLock { $0 }
         return TLSTransport(context: context, fd: fd)
@@ -39,6 +43,8 @@ final class SSLContext: @unchecked Sendable {
     // Invariant: configured once in init; afterwards OpenSSL only reads it (SSL_new is thread-safe
     // on a shared SSL_CTX).
     let pointer: OpaquePointer
+    /// The leaf certificate's `notAfter` (a server context only).
+    private(set) var certificateNotAfter: Int?
 
     init(certificateFile: String, keyFile: String) throws(TLSServerContext.LoadError) {
         guard let context = SSL_CTX_new(TLS_server_method()) else {
@@ -59,7 +65,15 @@ final class SSLContext: @unchecked Sendable {
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw TLSServerContext.LoadError(description: "TLS_KEY_FILE does not match the certificate in TLS_CERT_FILE")
         }
+        certificateNotAfter = Self.notAfter(of: context)
         ERR_clear_error()
+    }
+
+    private static func notAfter(of context: OpaquePointer) -> Int? {
+        guard let certificate = SSL_CTX_get0_certificate(context), let time = X509_get0_notAfter(certificate) else { return nil }
+        var broken = tm()
+        guard ASN1_TIME_to_tm(time, &broken) == 1 else { return nil }
+        return Int(timegm(&broken))
     }
 
     /// A client context: TLS 1.2+, peer verification against `caFile` or the system store.

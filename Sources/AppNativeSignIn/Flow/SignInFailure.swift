@@ -1,5 +1,5 @@
 /// Why a browser sign-in did not end signed in. Each case has a reason code for logs and the
-/// `signin.failures` metric, a status, and a plain sentence for the page; none carries a code,
+/// `appnative_signin_failures_total` metric, a status, and a plain sentence for the page; none carries a code,
 /// a token, a claim value or an email.
 public enum SignInFailure: Error, Sendable, Equatable {
     /// The user cancelled at the provider (`error=access_denied`).

@@ -32,13 +32,13 @@ extension Adversarial {
             try await blocking { try RawHTTPClient.get(port: port, "/echo", headers: ["Cookie": cookie]) }.status
         }
 
-        /// Polls the admin listener's metrics until `appnative_auth_outcomes` counts a rejection for `reason`.
+        /// Polls the admin listener's metrics until `appnative_auth_outcomes_total` counts a rejection for `reason`.
         static func countsRejection(_ gateway: GatewayProcess, reason: String) async -> Bool {
             let adminPort = gateway.adminPort
             return await eventually {
                 let text = (try? await blocking { try RawHTTPClient.get(port: adminPort, "/metrics") })?.bodyText ?? ""
                 return text.split(separator: "\n").contains { line in
-                    line.hasPrefix("appnative_auth_outcomes{") && line.contains("reason=\"\(reason)\"") && line.contains("result=\"rejected\"")
+                    line.hasPrefix("appnative_auth_outcomes_total{") && line.contains("reason=\"\(reason)\"") && line.contains("result=\"rejected\"")
                 }
             }
         }

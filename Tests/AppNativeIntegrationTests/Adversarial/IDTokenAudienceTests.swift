@@ -49,7 +49,7 @@ extension Adversarial {
             let present = try await Self.signIn(DevSignInQuirks(advertisesIssuerParameter: true, sendsIssuerParameter: true))
             #expect(present.status == 302)
             #expect(present.head.headers.values("Set-Cookie").contains { $0.hasPrefix("bms_session=ey") })
-            // Not advertised: a callback without iss is accepted as before.
+            // Not advertised: a callback without iss is accepted.
             let notAdvertised = try await Self.signIn(DevSignInQuirks())
             #expect(notAdvertised.status == 302)
         }
