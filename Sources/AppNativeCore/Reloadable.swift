@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// A value replaced in whole at run time (a file read again on `SIGHUP`) and read by every
 /// request on every loop.
@@ -8,9 +8,9 @@ import Synchronization
 /// a read costs one atomic load. A reader that keeps the value it read finishes on it, whatever
 /// replaces it meanwhile.
 public final class Reloadable<Value: Sendable>: Sendable {
-    private let current: Locked<(generation: Int, value: Value)>
+    @usableFromInline let current: Locked<(generation: Int, value: Value)>
     /// Bumped after each replacement; a snapshot whose copy is older reads `current` again.
-    private let generation = Atomic<Int>(0)
+    @usableFromInline let generation = Atomic<Int>(0)
 
     public init(_ value: Value) {
         current = Locked((0, value))
@@ -29,24 +29,29 @@ public final class Reloadable<Value: Sendable>: Sendable {
     }
 
     /// One loop's copy of the value in force (loop-owned: not shared between threads).
+    ///
+    /// `refresh()` is inlinable so that the per-request check compiles, specialised, into the
+    /// caller: one atomic load and a comparison.
     public struct Snapshot: Sendable {
         public let source: Reloadable<Value>
-        private var generation: Int
-        /// The copy: the value in force when `refresh()` last found a replacement.
-        public private(set) var value: Value
+        @usableFromInline var generation: Int
+        @usableFromInline var copy: Value
 
         public init(_ source: Reloadable<Value>) {
             self.source = source
-            (generation, value) = source.current.withLock { ($0.generation, $0.value) }
+            (generation, copy) = source.current.withLock { ($0.generation, $0.value) }
         }
+
+        /// The copy: the value in force when `refresh()` last found a replacement.
+        @inlinable public var value: Value { copy }
 
         /// Takes the value in force when a replacement happened since the last look.
         ///
         /// - Returns: whether the copy changed (a caller that derives state from it rebuilds it).
-        @discardableResult
+        @inlinable @discardableResult
         public mutating func refresh() -> Bool {
             guard source.generation.load(ordering: .acquiring) != generation else { return false }
-            (generation, value) = source.current.withLock { ($0.generation, $0.value) }
+            (generation, copy) = source.current.withLock { ($0.generation, $0.value) }
             return true
         }
     }
