@@ -79,6 +79,19 @@ for case in vectors["cases"]:
     raw = case["raw"].encode("latin-1")
     for split in (0x00, 0x80, 0xFF):
         write(corpus, "%s-%02x" % (case["id"], split), bytes([split]) + raw)
+# W3C Trace Context: values alone (the harness reads the input as one traceparent and one
+# tracestate value too) and in requests.
+trace = {
+    "traceparent": b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "traceparent-later": b"cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future",
+    "tracestate": b"rojo=00f067aa0ba902b7,congo=t61rcWkgMzE, a@b=x y,,",
+    "request": b"GET / HTTP/1.1\r\nHost: a\r\ntraceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\n"
+               b"tracestate: rojo=1\r\ntracestate: congo=2\r\n\r\n",
+    "request-two-parents": b"GET / HTTP/1.1\r\nHost: a\r\ntraceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\n"
+                           b"Traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00\r\n\r\n",
+}
+for name, raw in trace.items():
+    write(corpus, "trace-" + name, bytes([0x80]) + raw)
 
 # HTTP responses: split byte, method byte (0 GET, 1 HEAD, 2 CONNECT), then what an upstream
 # sends. No committed response vectors exist, so the seeds are the framings the proxy handles.

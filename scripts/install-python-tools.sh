@@ -7,6 +7,8 @@
 #                 `playwright install`: the suite launches the system browser)
 #   oidc-provider-mock  an OpenID provider nobody here wrote, for the browser sign-in tests
 #                 (Tests/Peers/oidc_mock.py starts it)
+#   opentelemetry-proto  OpenTelemetry's own protobuf classes: Tests/Peers/otlp_receiver.py decodes
+#                 the gateway's OTLP/protobuf span exports with them
 #
 # Idempotent and fast when already installed: a stamp file records the pinned set.
 set -euo pipefail
@@ -18,6 +20,7 @@ requirements=(
   "aioapns==4.0"
   "playwright==1.65.2"
   "oidc-provider-mock==0.3.4"
+  "opentelemetry-proto==1.45.2"
 )
 stamp="$venv/.installed"
 wanted="${requirements[*]}"

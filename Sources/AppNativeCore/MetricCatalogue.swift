@@ -91,6 +91,15 @@ public enum MetricCatalogue: Sendable {
         ],
         detail: "A failed reload keeps what was in force.")
 
+    // MARK: Tracing
+
+    public static let tracingSpansDropped = MetricDescriptor.counter(
+        "appnative_tracing_spans_dropped_total", help: "Spans dropped because the export queue was full")
+    public static let tracingSpansExported = MetricDescriptor.counter(
+        "appnative_tracing_spans_exported_total", help: "Spans the OTLP collector accepted")
+    public static let tracingSpansFailed = MetricDescriptor.counter(
+        "appnative_tracing_spans_failed_total", help: "Spans in exports that failed (not retried)")
+
     // MARK: Authentication
 
     public static let authOutcomes = MetricDescriptor.counter(
@@ -202,6 +211,7 @@ public enum MetricCatalogue: Sendable {
         upstreamResponses, upstreamDuration, upstreamPoolOpen, upstreamPoolIdle, upstreamConnects, upstreamReuses, upstreamRetired,
         upstreamAddresses, upstreamEjections, upstreamDNSFailures,
         tlsCertificateExpiry, configReloads,
+        tracingSpansDropped, tracingSpansExported, tracingSpansFailed,
         authOutcomes, authTokenCacheLookups, authKeyWaits, jwksRefreshes, jwksKeys, jwksLastSuccess,
         signInStarted, signInCompleted, signInFailures,
         authorizeDuration, authorizeDroppedHeaders,

@@ -1,3 +1,4 @@
+import AppNativeAuth
 import AppNativeHTTP
 import AppNativeSignIn
 
@@ -60,7 +61,7 @@ struct DevAuthorizationRequest {
             throw refuse("invalid_request", "PKCE with code_challenge_method=S256 is required")
         }
         // RFC 7636 §4.2: the S256 challenge is 43 base64url characters (a 32-byte digest).
-        guard challenge.utf8.count == 43, challenge.utf8.allSatisfy(Self.isBase64URL) else {
+        guard challenge.utf8.count == 43, challenge.utf8.allSatisfy(Base64URL.isAlphabet) else {
             throw refuse("invalid_request", "code_challenge is not an S256 challenge")
         }
         self.clientID = clientID
@@ -76,15 +77,5 @@ struct DevAuthorizationRequest {
     static func location(_ redirectURI: String, adding pairs: [(name: String, value: String)]) -> String {
         let separator = redirectURI.contains("?") ? "&" : "?"
         return redirectURI + separator + String(decoding: FormURLEncoding.serialize(pairs), as: UTF8.self)
-    }
-
-    static func isBase64URL(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default:
-            false
-        }
     }
 }

@@ -212,7 +212,7 @@ final class DevSignInHandler: HTTPExchangeHandler {
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
-        DevAuthorizationRequest.isBase64URL(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "~")
+        Base64URL.isAlphabet(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "~")
     }
 
     // MARK: End session (OpenID Connect RP-Initiated Logout 1.0 §2, §3)

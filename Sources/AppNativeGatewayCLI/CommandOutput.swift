@@ -9,6 +9,21 @@ enum CommandOutput {
         print(JSONSerializer.string(.object(object)))
     }
 
+    /// A verdict's fields for a credential that verified: `user` and `expires_at`.
+    static func markValid(_ verdict: inout JSONObject, _ identity: VerifiedIdentity) {
+        verdict["valid"] = .bool(true)
+        verdict["reason"] = .null
+        verdict["user"] = json(identity.user)
+        verdict["expires_at"] = seconds(identity.expiresAt)
+    }
+
+    /// A verdict's fields for a credential refused with `error`: its code and reason.
+    static func markInvalid(_ verdict: inout JSONObject, _ error: AuthError) {
+        verdict["valid"] = .bool(false)
+        verdict["reason"] = .string(error.code.description)
+        verdict["detail"] = .string(error.reason)
+    }
+
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data(("app-native-gateway: " + message + "\n").utf8))
     }

@@ -51,16 +51,11 @@ enum CookieCommand {
         verdict["accepts_reference_cookies"] = .bool(settings.acceptsReferenceCookies)
         do {
             let identity = try codec.identity(fromValue: value)
-            verdict["valid"] = .bool(true)
-            verdict["reason"] = .null
-            verdict["user"] = CommandOutput.json(identity.user)
-            verdict["expires_at"] = CommandOutput.seconds(identity.expiresAt)
+            CommandOutput.markValid(&verdict, identity)
             CommandOutput.printJSON(verdict)
             return .success
         } catch {
-            verdict["valid"] = .bool(false)
-            verdict["reason"] = .string(error.code.description)
-            verdict["detail"] = .string(error.reason)
+            CommandOutput.markInvalid(&verdict, error)
             CommandOutput.printJSON(verdict)
             return .invalidCredential
         }

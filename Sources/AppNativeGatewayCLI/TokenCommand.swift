@@ -68,20 +68,15 @@ enum TokenCommand {
         await verifier.keys.refresh()
         do {
             let identity = try await verifier.verify(token)
-            verdict["valid"] = .bool(true)
-            verdict["reason"] = .null
+            CommandOutput.markValid(&verdict, identity)
             verdict["status"] = .number(JSONNumber(200))
-            verdict["user"] = CommandOutput.json(identity.user)
-            verdict["expires_at"] = CommandOutput.seconds(identity.expiresAt)
             verdict["explanation"] = .string(
                 explanation(identity.user, kind: verifier.verifiedKind(of: token), groupsFromGraph: groupsFromGraph(environment)))
             if let kind = verifier.verifiedKind(of: token) { verdict["kind"] = .string(kind.name) }
             CommandOutput.printJSON(verdict)
             return .success
         } catch {
-            verdict["valid"] = .bool(false)
-            verdict["reason"] = .string(error.code.description)
-            verdict["detail"] = .string(error.reason)
+            CommandOutput.markInvalid(&verdict, error)
             verdict["status"] = .number(JSONNumber(Int64(error.bearerStatus)))
             verdict["explanation"] = .string(explanation(of: error, configuration: configuration))
             CommandOutput.printJSON(verdict)

@@ -25,9 +25,5 @@ public struct HTTPRequestHead: Sendable, Hashable {
     /// Whether the client wants the connection kept open after this exchange (RFC 9112 §9.3):
     /// with HTTP/1.1 semantics unless Connection lists `close`; with HTTP/1.0 only when
     /// Connection lists `keep-alive` (and not `close`).
-    public var isKeepAlive: Bool {
-        if headers.containsToken("close", inField: "Connection") { return false }
-        if version.hasHTTP11Semantics { return true }
-        return headers.containsToken("keep-alive", inField: "Connection")
-    }
+    public var isKeepAlive: Bool { version.keepsAlive(with: headers) }
 }

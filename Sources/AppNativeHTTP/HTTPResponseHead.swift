@@ -23,9 +23,5 @@ public struct HTTPResponseHead: Sendable, Hashable {
 
     /// Whether the server keeps the connection open after this response (RFC 9112 §9.3). A
     /// body framed `untilClose` ends the connection regardless.
-    public var isKeepAlive: Bool {
-        if headers.containsToken("close", inField: "Connection") { return false }
-        if version.hasHTTP11Semantics { return true }
-        return headers.containsToken("keep-alive", inField: "Connection")
-    }
+    public var isKeepAlive: Bool { version.keepsAlive(with: headers) }
 }

@@ -28,3 +28,14 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
     /// The wire form, `HTTP/<major>.<minor>`.
     public var description: String { "HTTP/\(major).\(minor)" }
 }
+
+extension HTTPVersion {
+    /// Whether a message of this version with `headers` keeps its connection open (RFC 9112
+    /// §9.3): with HTTP/1.1 semantics unless `Connection` lists `close`; with HTTP/1.0 only when
+    /// it lists `keep-alive` (and not `close`).
+    public func keepsAlive(with headers: HTTPHeaders) -> Bool {
+        if headers.containsToken("close", inField: "Connection") { return false }
+        if hasHTTP11Semantics { return true }
+        return headers.containsToken("keep-alive", inField: "Connection")
+    }
+}

@@ -4,7 +4,7 @@ import AppNativeHTTP
 import Glibc
 
 /// One JSON line per request on standard output: request id, method, path without the query
-/// string (it may carry tokens), status, bytes, durations. Never headers, tokens or cookies.
+/// string (it may carry tokens), W3C trace id, status, bytes, durations. Never headers, tokens or cookies.
 public final class AccessLog: Sendable {
     private let isEnabled: Bool
     private let requests: [Counter]
@@ -18,7 +18,12 @@ public final class AccessLog: Sendable {
         upstreamDuration = metrics.histogram(MetricCatalogue.upstreamDuration)
     }
 
-    public func record(_ exchange: HTTPExchange, requestID: String, upstreamNanoseconds: UInt64?, extra: LogFields = LogFields()) {
+    /// - Parameter traceID: the W3C trace id of the request (continued or started by the gateway);
+    ///   rendered only when the line is written.
+    public func record(
+        _ exchange: HTTPExchange, requestID: String, traceID: @autoclosure () -> String? = nil, upstreamNanoseconds: UInt64?,
+        extra: LogFields = LogFields()
+    ) {
         let elapsed = Double(exchange.loop.nowNanoseconds - exchange.startedAt) / 1e9
         let status = exchange.responseStatus
         if (100...599).contains(status) { requests[status / 100 - 1].increment() }
@@ -29,6 +34,10 @@ public final class AccessLog: Sendable {
         if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
         var line = "{\"type\":\"access\",\"request_id\":"
         LogLine.appendQuoted(requestID, to: &line)
+        if let traceID = traceID() {
+            line += ",\"trace_id\":"
+            LogLine.appendQuoted(traceID, to: &line)
+        }
         line += ",\"method\":"
         LogLine.appendQuoted(exchange.request.method, to: &line)
         line += ",\"path\":"

@@ -43,6 +43,8 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
     /// tunnel are over.
     private var credentialExpiry: (timer: LoopTimer, onExpiry: () -> Void)?
     let requestID: String
+    /// The gateway's span of this exchange, whose id the upstream received as its parent.
+    var trace: TraceContext?
     private(set) var upstreamStartedAt: UInt64 = 0
     private(set) var upstreamDuration: UInt64 = 0
 

@@ -1,4 +1,5 @@
 public import AppNativeCore
+import AppNativeCrypto
 public import AppNativeHTTP
 public import AppNativeServer
 
@@ -18,6 +19,10 @@ public final class ProxyHandler: HTTPExchangeHandler {
     private let errors: [ErrorCause: Counter]
     private var active: [ObjectIdentifier: ProxyExchange] = [:]
     private let requestIDs = RequestIDGenerator()
+    /// The sampler and the span recorder (W3C Trace Context, OTLP export).
+    private let tracing: ExchangeTracing
+    /// Random bits for span and trace ids, drawn 32 at a time.
+    private var traceRandom = RandomBytePool(capacity: 256)
 
     enum ErrorCause: String, CaseIterable {
         case connectFailed = "upstream_connect"
@@ -35,9 +40,11 @@ public final class ProxyHandler: HTTPExchangeHandler {
         removingFields removedFields: FieldNamePatterns,
         removingCookiesStartingWith strippedCookiePrefixes: [String] = [],
         accessLog: AccessLog,
+        tracing: ExchangeTracing = ExchangeTracing(),
         logger: Logger,
         metrics: MetricsRegistry
     ) {
+        self.tracing = tracing
         pool = upstream.map { UpstreamPool(loop: loop, configuration: $0, metrics: metrics) }
         self.trustedProxies = trustedProxies
         self.removedFields = removedFields
@@ -93,8 +100,8 @@ public final class ProxyHandler: HTTPExchangeHandler {
             framing: exchange.framing,
             fallbackHost: pool.configuration.hostHeader,
             keepingWebSocketUpgrade: isWebSocket,
-            extraFields: 8 + extraHeaders.count,
-            extraBytes: 320 + extraHeaders.storedByteCount
+            extraFields: 10 + extraHeaders.count,
+            extraBytes: 400 + extraHeaders.storedByteCount
         )
         if let target = mediation?.upstreamTarget ?? target { head.target = target }
         if !pool.configuration.pathPrefix.isEmpty { head.target = pool.configuration.pathPrefix + head.target }
@@ -121,11 +128,15 @@ public final class ProxyHandler: HTTPExchangeHandler {
             Self.strip(strippedCookie, orNamesStartingWith: strippedCookiePrefixes, from: &head.headers)
         }
         head.headers.replaceOrAdd(name: RequestID.header, value: requestID)
+        // The caller's trace continued (or a new one started) with the gateway's span as parent.
+        let trace = traceContext(for: request.headers)
+        trace.apply(to: &head.headers)
         head.headers.append(contentsOf: extraHeaders)
         let proxy = ProxyExchange(
             exchange: exchange, pool: pool, handler: self, upstreamHead: head, requestID: requestID,
             asksForUpgrade: isWebSocket, mediation: mediation, alternates: alternates
         )
+        proxy.trace = trace
         active[ObjectIdentifier(exchange)] = proxy
         proxy.start()
         return ForwardedExchange(proxy)
@@ -160,12 +171,34 @@ public final class ProxyHandler: HTTPExchangeHandler {
         let proxy = active.removeValue(forKey: ObjectIdentifier(exchange))
         proxy?.clientExchangeEnded()
         proxy?.pool.countResponse(status: exchange.responseStatus)
+        let requestID = proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers, generator: requestIDs)
+        // An exchange the gateway answered itself (an endpoint, a refusal, forward-auth's `verify`)
+        // still has its span: a child of the caller's, never sent anywhere but the exporter.
+        let trace = proxy?.trace ?? traceContext(for: exchange.request.headers)
         accessLog.record(
             exchange,
-            requestID: proxy?.requestID ?? RequestID.resolve(from: exchange.request.headers, generator: requestIDs),
+            requestID: requestID,
+            traceID: trace.traceID.hex,
             upstreamNanoseconds: proxy?.upstreamDuration,
             extra: exchange.logFields
         )
+        if trace.isSampled, let recorder = tracing.recorder {
+            let client = exchange.peer.map {
+                trustedProxies.clientAddress(peer: $0.host, forwardedFor: exchange.request.headers.values("X-Forwarded-For"))
+            }
+            recorder.record(ExchangeSpan.of(exchange, context: trace, clientAddress: client ?? "unknown", requestID: requestID))
+        }
+    }
+
+    /// The trace context of a request with `headers`: the caller's trace continued, or a new one.
+    private func traceContext(for headers: HTTPHeaders) -> TraceContext {
+        TraceContext.resolve(from: headers, sampler: tracing.sampler) {
+            traceRandom.draw(8) { random in
+                var value: UInt64 = 0
+                for index in 0..<8 { value = value << 8 | UInt64(random[index]) }
+                return value
+            }
+        }
     }
 
     func count(_ cause: ErrorCause) {

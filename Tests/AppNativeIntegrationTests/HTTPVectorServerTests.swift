@@ -197,10 +197,10 @@ struct HTTPVectorServerTests {
     /// Fields of the vectors the gateway removes as forgeable identity headers
     /// (`IdentityHeaders.forgedNames` in AppNativeIdentity, which this target does not import).
     static let identityFields: Set<String> = ["x-user"]
-    /// Fields the gateway writes itself: Host, framing, forwarding and request id.
+    /// Fields the gateway writes itself: Host, framing, forwarding, request id and trace context.
     static let gatewayFields: Set<String> = [
         "host", "content-length", "transfer-encoding", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host",
-        "forwarded", "x-real-ip", "x-request-id",
+        "forwarded", "x-real-ip", "x-request-id", "traceparent", "tracestate",
     ]
 
     /// No hop-by-hop field reaches the upstream (except the framing field the gateway writes),

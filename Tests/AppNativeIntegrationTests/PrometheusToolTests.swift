@@ -198,7 +198,7 @@ struct PrometheusToolTests {
             // CHANGELOG.md (not scanned) lists the names metrics had before.
             files += entries.filter { $0.hasSuffix(".md") || $0.hasSuffix(".sh") }.map { directory + "/" + $0 }
         }
-        let families = ["http", "upstream", "jwks", "auth", "apns", "graph", "native", "push_api", "config", "signin", "authorize", "tls", "build"]
+        let families = ["http", "upstream", "jwks", "auth", "apns", "graph", "native", "push_api", "config", "signin", "authorize", "tls", "build", "tracing"]
         for file in files {
             for name in Self.metricNames(in: try Self.read(file)) where families.contains(where: { name.hasPrefix("appnative_\($0)_") }) {
                 #expect(Self.isExposed(name), "\(file) names \(name), which is not in MetricCatalogue")

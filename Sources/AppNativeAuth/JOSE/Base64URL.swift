@@ -5,6 +5,17 @@
 /// rejecting non-canonical encodings a MAY; we take it so one token has one spelling and a
 /// token cache keyed by its text cannot be fooled by a second spelling).
 public enum Base64URL: Sendable {
+    /// Whether `byte` is in the base64url alphabet (RFC 4648 §5), without padding.
+    public static func isAlphabet(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default:
+            false
+        }
+    }
+
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Each input byte's 6-bit value pre-shifted into its place in a 24-bit group, one table per

@@ -38,6 +38,8 @@ public struct GatewayConfiguration: Sendable {
     /// The secret settings read from files (`…_FILE`), read again on `SIGHUP`; its environment
     /// holds every setting with the files' values in (what the values are built from again).
     public var secretFiles = SecretFiles(resolving: [:])
+    /// W3C Trace Context and the OTLP export of spans (OpenTelemetry's `OTEL_*` variables).
+    public var tracing = TracingConfiguration()
 
     /// The settings `serve` reads, in the order of the reference table.
     public static let settings: [Setting] = [
@@ -121,7 +123,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("APNS_USE_SANDBOX", default: "true", section: "Push", "APNs sandbox (development builds of the app); `false` sends to production."),
         Setting("APNS_BASE_URL", section: "Push", "Tests only: replaces the Apple host; `http://` is cleartext HTTP/2 (prior knowledge) and loopback only."),
         Setting("APNS_CA_FILE", section: "Push", "Tests only: PEM CA bundle trusted for an `https` APNS_BASE_URL."),
-    ] + BrowserSignInConfiguration.settings + GraphGroupsConfiguration.settings
+    ] + BrowserSignInConfiguration.settings + GraphGroupsConfiguration.settings + TracingConfiguration.settings
 
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
         // The secret files first: every reader below sees one value whichever form set it.
@@ -233,6 +235,7 @@ public struct GatewayConfiguration: Sendable {
             )
         }
         let push = PushAPIConfiguration.read(&reader)
+        let tracing = TracingConfiguration.read(&reader)
         for name in secretFiles.files.keys { reader.attribute(name, to: secretFiles.attributed(name)) }
         try reader.finish()
         return GatewayConfiguration(
@@ -250,7 +253,8 @@ public struct GatewayConfiguration: Sendable {
             native: native,
             appSiteAssociation: appSiteAssociation,
             push: push,
-            secretFiles: secretFiles
+            secretFiles: secretFiles,
+            tracing: tracing
         )
     }
 }

@@ -27,6 +27,8 @@ public final class Gateway: Sendable {
     /// The routes in force (`ROUTES_FILE`, or `UPSTREAM_URL` alone; `reloadFiles`).
     private let routes: RoutesSource
     private let certificateExpiry: Gauge?
+    /// Sends sampled spans to the OTLP collector, when an endpoint is configured.
+    private let spanExporter: OTLPExporter?
     /// What `SIGHUP` reads again (`reloadFiles`): the TLS certificate, the access policy, the
     /// routes, the secrets read from files.
     private let reloadables: [any FileReloading]
@@ -99,6 +101,9 @@ public final class Gateway: Sendable {
         settings.assertionSigners = secretFiles.assertionSigners?.current
         let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
+        let spanExporter = configuration.tracing.export.map { OTLPExporter(export: $0, metrics: metrics, logger: logger) }
+        self.spanExporter = spanExporter
+        let tracing = configuration.tracing.exchangeTracing(recorder: spanExporter)
         let nativeMetrics = NativeRouteMetrics(registry: metrics)
         let appSiteAssociation = configuration.appSiteAssociation?.document
         let openAPIDocument = JSONSerializer.serialize(
@@ -123,6 +128,7 @@ public final class Gateway: Sendable {
                 removingCookiesStartingWith: signIn == nil
                     ? [] : [SignInStateCookie.hostPrefix + SignInStateCookie.namePrefix, SignInStateCookie.namePrefix],
                 accessLog: accessLog,
+                tracing: tracing,
                 logger: logger,
                 metrics: metrics
             )
@@ -204,6 +210,7 @@ public final class Gateway: Sendable {
         for route in configuration.native.routeUpstreams.values {
             route.upstream.addresses.start(metrics: metrics, logger: logger)
         }
+        spanExporter?.start()
         server.start()
         admin.start()
         pushServer?.start()
@@ -247,6 +254,8 @@ public final class Gateway: Sendable {
         server.shutdown(gracePeriod: configuration.shutdownGracePeriod)
         admin.shutdown(gracePeriod: .milliseconds(100))
         pushServer?.shutdown(gracePeriod: configuration.shutdownGracePeriod)
+        // The spans of the drained requests go out with the last export, without holding the exit.
+        spanExporter?.stop()
     }
 }
 

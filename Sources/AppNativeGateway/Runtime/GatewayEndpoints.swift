@@ -34,19 +34,14 @@ struct GatewayEndpoints {
         exchange.respond(status: 200, headers: ["Content-Type": "application/json"], body: openAPIDocument)
     }
 
-    /// The Origin rule of logout; `nil` when refused (answered 403 here), else the fields that
-    /// clear the session cookie.
-    func logoutClearing(_ exchange: HTTPExchange, metrics: IdentityMetrics) -> HTTPHeaders? {
-        guard crossSite.allowsLogout(exchange.request) else {
-            metrics.outcome("rejected", reason: "origin")
-            exchange.respondJSONError(status: 403, detail: "Origin not allowed")
-            return nil
-        }
+    /// The Origin rule of logout: the fields that clear the session cookie, or the refusal.
+    func logoutClearing(_ request: HTTPRequestHead) -> Result<HTTPHeaders, Refusal> {
+        guard crossSite.allowsLogout(request) else { return .failure(.originNotAllowed) }
         var headers = HTTPHeaders()
         if let cookies = settings.authenticator.cookies {
             headers.add(name: "Set-Cookie", value: cookies.clearCookieHeader())
         }
-        return headers
+        return .success(headers)
     }
 
     /// `POST logout` for a program: 204 with the cookie cleared.
@@ -56,21 +51,12 @@ struct GatewayEndpoints {
         exchange.respond(status: 204, headers: headers)
     }
 
-    /// `session`: a Bearer token is exchanged for the session cookie (404 when sessions are off).
-    func answerSession(_ exchange: HTTPExchange, _ identity: VerifiedIdentity) {
-        guard let cookies = settings.authenticator.cookies else {
-            exchange.respondJSONError(status: 404, detail: "Sessions are not configured")
-            return
-        }
+    /// `session`: a Bearer token is exchanged for the session cookie; the 204's fields, or why not.
+    func session(for identity: VerifiedIdentity) -> Result<HTTPHeaders, Refusal> {
+        guard let cookies = settings.authenticator.cookies else { return .failure(.sessionsNotConfigured) }
         // An application's token is never exchanged for a session: sessions are for browsers.
-        guard identity.user.callerType == .user else {
-            exchange.logFields["auth.reason"] = "app_session"
-            exchange.respondJSONError(status: 403, detail: "Application tokens get no session")
-            return
-        }
-        exchange.respond(status: 204, headers: [
-            "Set-Cookie": cookies.setCookieHeader(for: identity.user), "Cache-Control": "no-store",
-        ])
+        guard identity.user.callerType == .user else { return .failure(.applicationSession) }
+        return .success(["Set-Cookie": cookies.setCookieHeader(for: identity.user), "Cache-Control": "no-store"])
     }
 
     func answerMe(_ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {

@@ -140,7 +140,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         let route = routes.route(exchange.request, native: native, routes: &loopRoutes)
         switch route {
         case .badTarget, .unknownEndpoint, .nativeWrongMethod, .noRoute:
-            refuse(route, exchange)
+            refuse(route.refusal, exchange)
         case .appSiteAssociation:
             endpoints.serveAppSiteAssociation(exchange)
         case .endpoint(let endpoint):
@@ -162,22 +162,19 @@ final class GatewayHandler: HTTPExchangeHandler {
         if route.isNamed { exchange.logFields["route"] = route.name }
     }
 
-    /// The answers of the routing table itself, the same for a request and for the original
-    /// request behind `verify`: 400 for a target the gateway refuses, 404 for an unknown
-    /// endpoint or a request no route takes, 405 for a native route's wrong method.
-    private func refuse(_ route: GatewayRoute, _ exchange: HTTPExchange) {
-        switch route {
-        case .badTarget:
-            metrics.outcome("rejected", reason: "target")
-            exchange.respondJSONError(status: 400, detail: "Bad Request")
-        case .nativeWrongMethod(let allowed):
-            exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
-        case .noRoute:
-            exchange.logFields["route"] = "none"
-            exchange.respondJSONError(status: 404, detail: "Not Found")
-        case .unknownEndpoint, .appSiteAssociation, .endpoint, .preflight, .publicPath, .native, .upstream:
-            exchange.respondJSONError(status: 404, detail: "Not Found")
-        }
+    /// The one place a refusal is rendered: counted and logged under its reason (when it has
+    /// one), then answered as a JSON error with its fields.
+    private func refuse(_ refusal: Refusal, _ exchange: HTTPExchange) {
+        record(refusal, exchange)
+        exchange.respondJSONError(status: refusal.status, detail: refusal.detail, headers: refusal.fields)
+    }
+
+    /// Counts and logs a refusal under its reason, also when it is answered otherwise (a
+    /// browser navigation sent to sign in).
+    private func record(_ refusal: Refusal, _ exchange: HTTPExchange) {
+        guard let reason = refusal.reason else { return }
+        metrics.outcome("rejected", reason: reason)
+        exchange.logFields["auth.reason"] = reason
     }
 
     /// After authentication: an endpoint answers; a request for the upstream, and the original
@@ -201,8 +198,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// The Origin rule, then authorization, on the request `admitted` judges.
     private func admit(_ exchange: HTTPExchange, _ admitted: Admitted) {
         guard crossSite.allowsCredentialedRequest(admitted.request, method: admitted.identity.method) else {
-            metrics.outcome("rejected", reason: "origin")
-            exchange.respondJSONError(status: 403, detail: "Origin not allowed")
+            refuse(.originNotAllowed, exchange)
             return
         }
         authorize(exchange, admitted)
@@ -280,23 +276,14 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .allowed(let admitted):
             authorizeByHook(exchange, admitted)
         case .refused(let reason):
-            metrics.outcome("rejected", reason: reason)
-            exchange.logFields["auth.reason"] = reason
-            reject(exchange, .notAllowed)
+            refuse(.notAllowed(reason: reason), exchange)
         case .unavailable(let reason, let seconds):
-            answerGroupsUnavailable(exchange, reason: reason, retryAfterSeconds: seconds)
+            refuse(.groupsUnavailable(reason: reason, retryAfterSeconds: seconds), exchange)
         case .lookUpGroups:
             // Only after a fetch: a directory that still cannot tell is not asked again in a
             // loop; the request is answered as when the directory is down.
-            answerGroupsUnavailable(exchange, reason: "graph_unavailable", retryAfterSeconds: 5)
+            refuse(.groupsUnavailable(reason: "graph_unavailable", retryAfterSeconds: 5), exchange)
         }
-    }
-
-    private func answerGroupsUnavailable(_ exchange: HTTPExchange, reason: String, retryAfterSeconds seconds: Int) {
-        metrics.outcome("rejected", reason: reason)
-        exchange.logFields["auth.reason"] = reason
-        exchange.respondJSONError(
-            status: 503, detail: "Group membership is temporarily unavailable", headers: ["Retry-After": "\(max(1, seconds))"])
     }
 
     private func authorizeByHook(_ exchange: HTTPExchange, _ admitted: Admitted) {
@@ -380,11 +367,9 @@ final class GatewayHandler: HTTPExchangeHandler {
             for field in fields { headers.add(name: field.name, value: field.value) }
             authorized(exchange, admitted, hookHeaders: headers)
         case .deny:
-            metrics.outcome("rejected", reason: "not_allowed")
-            reject(exchange, .notAllowed)
+            refuse(.notAllowed(reason: "not_allowed"), exchange)
         case .unavailable:
-            metrics.outcome("rejected", reason: "authorize_unavailable")
-            exchange.respondJSONError(status: 503, detail: "Authorization is temporarily unavailable", headers: ["Retry-After": "5"])
+            refuse(.authorizationUnavailable, exchange)
         }
     }
 
@@ -463,11 +448,11 @@ final class GatewayHandler: HTTPExchangeHandler {
             if identity.user.callerType == .app { exchange.logFields["auth.caller"] = "app" }
             authenticated(exchange, admission, identity, refreshesCookie: refreshesCookie)
         case .rejected(let rejection):
-            metrics.outcome("rejected", reason: rejection.reason)
-            exchange.logFields["auth.reason"] = rejection.reason
+            let refusal = Refusal(rejection)
             // A browser navigation without a valid credential is sent to sign in; every other
             // request (and every 403/503) keeps its answer. Native routes never redirect.
             if rejection.status == 401, case .upstream(_, nil, _) = admission, let signIn, signIn.isSignInNavigation(exchange.request) {
+                record(refusal, exchange)
                 metrics.outcome("redirected", reason: "sign_in")
                 signIn.redirectToSignIn(exchange)
                 return
@@ -475,10 +460,10 @@ final class GatewayHandler: HTTPExchangeHandler {
             if rejection.status == 401, case .forwardAuth(let original, _, _) = admission, let signIn,
                 let location = signIn.forwardAuthSignInLocation(original)
             {
-                answerForwardAuthNavigation(exchange, rejection, location: location)
+                answerForwardAuthNavigation(exchange, refusal, location: location)
                 return
             }
-            reject(exchange, rejection)
+            refuse(refusal, exchange)
         }
     }
 
@@ -486,25 +471,19 @@ final class GatewayHandler: HTTPExchangeHandler {
     /// proxy to redirect to (nginx: `auth_request_set` + `error_page 401`), or, when the front
     /// passes the answer on as it is (Caddy `forward_auth` with `uri …verify?sign_in=redirect`),
     /// is that redirect.
-    private func answerForwardAuthNavigation(_ exchange: HTTPExchange, _ rejection: AuthRejection, location: String) {
+    private func answerForwardAuthNavigation(_ exchange: HTTPExchange, _ refusal: Refusal, location: String) {
         let wantsRedirect = FormURLEncoding.parseQuery(ofTarget: exchange.request.target).contains {
             $0.name == "sign_in" && $0.value == "redirect"
         }
         if wantsRedirect {
+            record(refusal, exchange)
             metrics.outcome("redirected", reason: "sign_in")
             exchange.respond(status: 302, headers: ["Location": location, "Cache-Control": "no-store", "Content-Length": "0"])
             return
         }
-        var headers = HTTPHeaders()
-        for field in rejection.headers { headers.add(name: field.name, value: field.value) }
-        headers.add(name: "Location", value: location)
-        exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
-    }
-
-    private func reject(_ exchange: HTTPExchange, _ rejection: AuthRejection) {
-        var headers = HTTPHeaders()
-        for field in rejection.headers { headers.add(name: field.name, value: field.value) }
-        exchange.respondJSONError(status: rejection.status, detail: rejection.detail, headers: headers)
+        var withLocation = refusal
+        withLocation.headers.append(.init(name: "Location", value: location))
+        refuse(withLocation, exchange)
     }
 
     /// The identity headers for the upstream (in `profile`, a route's, else `IDENTITY_HEADERS`'),
@@ -535,11 +514,11 @@ final class GatewayHandler: HTTPExchangeHandler {
 
     private func serveEndpoint(_ endpoint: GatewayEndpoint, _ exchange: HTTPExchange) {
         if endpoint.isSignIn, signIn == nil {
-            exchange.respondJSONError(status: 404, detail: "Not Found")
+            refuse(.notFound, exchange)
             return
         }
         if let allowed = endpoint.disallowed(exchange.request.method) {
-            exchange.respondJSONError(status: 405, detail: "Method Not Allowed", headers: ["Allow": allowed])
+            refuse(.methodNotAllowed(allowed: allowed), exchange)
             return
         }
         switch endpoint {
@@ -548,16 +527,22 @@ final class GatewayHandler: HTTPExchangeHandler {
         case .openAPI:
             endpoints.serveOpenAPI(exchange)
         case .logout:
-            guard let clearing = endpoints.logoutClearing(exchange, metrics: metrics) else { return }
+            let clearing: HTTPHeaders
+            switch endpoints.logoutClearing(exchange.request) {
+            case .success(let fields): clearing = fields
+            case .failure(let refusal):
+                refuse(refusal, exchange)
+                return
+            }
             if let signIn, signIn.answerLogoutNavigation(exchange, clearing: clearing) { return }
             endpoints.answerLogout(exchange, clearing: clearing)
         case .session:
             guard BearerCredential.token(fromAuthorization: exchange.request.headers.first("Authorization")) != nil else {
-                reject(exchange, AuthRejection.notAuthenticatedPublic)
+                refuse(Refusal(AuthRejection.notAuthenticatedPublic), exchange)
                 return
             }
             guard settings.authenticator.cookies != nil else {
-                exchange.respondJSONError(status: 404, detail: "Sessions are not configured")
+                refuse(.sessionsNotConfigured, exchange)
                 return
             }
             authenticate(exchange, .endpoint(.session))
@@ -578,7 +563,10 @@ final class GatewayHandler: HTTPExchangeHandler {
     private func answer(_ endpoint: AuthenticatedEndpoint, _ exchange: HTTPExchange, _ identity: VerifiedIdentity, refreshesCookie: Bool) {
         switch endpoint {
         case .session:
-            endpoints.answerSession(exchange, identity)
+            switch endpoints.session(for: identity) {
+            case .success(let fields): exchange.respond(status: 204, headers: fields)
+            case .failure(let refusal): refuse(refusal, exchange)
+            }
         case .me:
             endpoints.answerMe(exchange, identity, refreshesCookie: refreshesCookie)
         }
@@ -592,9 +580,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         let original: HTTPRequestHead
         switch ForwardAuthRequest.original(of: exchange.request) {
         case .failure(let problem):
-            metrics.outcome("rejected", reason: problem.reason)
-            exchange.logFields["auth.reason"] = problem.reason
-            exchange.respondJSONError(status: 400, detail: problem.detail)
+            refuse(Refusal(status: 400, detail: problem.detail, reason: problem.reason), exchange)
             return
         case .success(let request):
             original = request
@@ -602,7 +588,7 @@ final class GatewayHandler: HTTPExchangeHandler {
         let route = routes.route(original, native: native, routes: &loopRoutes)
         switch route {
         case .badTarget, .unknownEndpoint, .nativeWrongMethod, .noRoute:
-            refuse(route, exchange)
+            refuse(route.refusal, exchange)
         case .appSiteAssociation, .endpoint:
             // The gateway's own endpoints apply their own rules when the front proxy sends them there.
             endpoints.answerVerifyAnonymous(exchange)

@@ -57,3 +57,16 @@ struct GatewayRoutes {
         }
     }
 }
+
+extension GatewayRoute {
+    /// The answers of the routing table itself, the same for a request and for the original
+    /// request behind `verify`: 400 for a target the gateway refuses, 404 for an unknown
+    /// endpoint or a request no route takes, 405 for a native route's wrong method.
+    var refusal: Refusal {
+        switch self {
+        case .badTarget: .badTarget
+        case .nativeWrongMethod(let allowed): .methodNotAllowed(allowed: allowed)
+        case .unknownEndpoint, .noRoute, .appSiteAssociation, .endpoint, .preflight, .publicPath, .native, .upstream: .notFound
+        }
+    }
+}

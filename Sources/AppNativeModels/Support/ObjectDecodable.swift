@@ -26,3 +26,12 @@ extension ObjectDecodable {
         return decoded
     }
 }
+
+extension ObjectDecodable {
+    /// A callback's result as a backend returned it: a JSON `null` is `fallback` (the default
+    /// result), as the reference's callback returning `None` is; anything else is decoded.
+    static func decodeResult(_ json: JSONValue, default fallback: @autoclosure () -> Self) throws(ModelError) -> Self {
+        if json.isNull { return fallback() }
+        return try decode(json)
+    }
+}

@@ -80,3 +80,12 @@ struct ObjectWriter {
         set(key, encoding == .response ? value ?? JSONObject() : value)
     }
 }
+
+extension ObjectWriter {
+    /// The members every callback result starts with (`ok` written only when not `true`).
+    mutating func setResult(ok: Bool?, message: String?, style: ResultStyle?) {
+        set("ok", ok, default: true)
+        set("message", message)
+        set("style", style)
+    }
+}

@@ -33,19 +33,13 @@ public struct WidgetActionResult: Sendable, Hashable, ModelDecodable, ModelEncod
     ///
     /// - Throws: ``ModelError`` listing every issue.
     public init(json: JSONValue) throws(ModelError) {
-        if json.isNull {
-            self.init()
-        } else {
-            self = try Self.decode(json)
-        }
+        self = try Self.decodeResult(json, default: Self())
     }
 
     /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
-        writer.set("ok", ok, default: true)
-        writer.set("message", message)
-        writer.set("style", style)
+        writer.setResult(ok: ok, message: message, style: style)
         writer.set("widgets", widgets)
         writer.set("widget", widget)
         writer.set("openPath", openPath)

@@ -57,20 +57,10 @@ enum ClientAssertion {
         // A compact JWS: three base64url segments (RFC 7515 §7.1). Checked so that the wrong file
         // fails here, named, rather than as an opaque refusal by the provider.
         let segments = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard segments.count == 3, segments.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isBase64URL) }) else {
+        guard segments.count == 3, segments.allSatisfy({ !$0.isEmpty && $0.allSatisfy(Base64URL.isAlphabet) }) else {
             throw .credential(reason: "federated token file does not hold a JWT")
         }
         return Secret(token)
-    }
-
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default:
-            false
-        }
     }
 
     /// A random version-4 GUID (RFC 9562 §5.4), the `jti` form Entra ID's examples use.

@@ -40,6 +40,7 @@ enum HTTPRequestHarness {
             whole == halves,
             "split at \(split) of \(bytes.count) changes the verdict: whole \(describe(whole)), split \(describe(halves))"
         )
+        TraceContextChecks.run(raw: bytes, heads: whole.messages.map(\.head))
     }
 
     static func feed(_ chunks: [[UInt8]]) -> Outcome {

@@ -1,0 +1,60 @@
+/// The gateway's span of one request: continued from the caller's `traceparent` (same trace id,
+/// the caller's span as parent, its `tracestate` passed on) or the start of a new trace when the
+/// request has none or an invalid one (whose `tracestate` is then dropped, §3.3.1.1).
+public struct TraceContext: Sendable, Hashable {
+    public var traceID: TraceID
+    /// The gateway's own span: the `parent-id` the upstream receives.
+    public var spanID: SpanID
+    /// The caller's span, when the trace was continued.
+    public var parentSpanID: SpanID?
+    public var isSampled: Bool
+    /// The validated, bounded `tracestate` to pass on.
+    public var traceState: String?
+
+    public init(traceID: TraceID, spanID: SpanID, parentSpanID: SpanID?, isSampled: Bool, traceState: String?) {
+        self.traceID = traceID
+        self.spanID = spanID
+        self.parentSpanID = parentSpanID
+        self.isSampled = isSampled
+        self.traceState = traceState
+    }
+
+    /// The context for a request with `headers`.
+    ///
+    /// - Parameters:
+    ///   - random: random bits for the new span id, and for a new trace id when one starts;
+    ///     a zero draw is replaced (ids may not be all zeros).
+    public static func resolve(
+        from headers: HTTPHeaders, sampler: TraceSampler, random: () -> UInt64
+    ) -> TraceContext {
+        func nonZero() -> UInt64 {
+            let value = random()
+            return value == 0 ? 1 : value
+        }
+        let spanID = SpanID(nonZero())
+        guard let parent = TraceParent.parse(from: headers) else {
+            let traceID = TraceID(high: random(), low: nonZero())
+            return TraceContext(
+                traceID: traceID, spanID: spanID, parentSpanID: nil, isSampled: sampler.isSampled(traceID, parent: nil), traceState: nil)
+        }
+        return TraceContext(
+            traceID: parent.traceID, spanID: spanID, parentSpanID: parent.parentID,
+            isSampled: sampler.isSampled(parent.traceID, parent: parent), traceState: TraceState.normalized(from: headers))
+    }
+
+    /// The `traceparent` the upstream receives: this trace, the gateway's span as parent.
+    public var traceparent: String {
+        TraceParent(traceID: traceID, parentID: spanID, flags: isSampled ? TraceParent.sampledFlag : 0).headerValue
+    }
+
+    /// Replaces the caller's `traceparent` and `tracestate` in `headers` with this context's.
+    public func apply(to headers: inout HTTPHeaders) {
+        // Written from its bytes: no `String` on the way (every forwarded request has one).
+        headers.remove(TraceParent.header)
+        TraceParent(traceID: traceID, parentID: spanID, flags: isSampled ? TraceParent.sampledFlag : 0).headerBytes.withUnsafeBufferPointer {
+            headers.add(name: TraceParent.header, valueBytes: $0)
+        }
+        headers.remove(TraceState.header)
+        if let traceState { headers.add(name: TraceState.header, value: traceState) }
+    }
+}
