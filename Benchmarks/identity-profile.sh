@@ -11,7 +11,9 @@
 # GATEWAY_BIN set to each build).
 #
 # Environment: REQUESTS (500), WARMUP (300), PATHS ("anon token cookie"; add "sized"), KEEP (a directory to
-# keep the callgrind outputs in), GATEWAY_BIN (else built here).
+# keep the callgrind outputs in), GATEWAY_BIN (else built here), SECRETS_FROM_FILES=1 (the session
+# secret and the assertion key from SESSION_SECRET_FILE and ASSERTION_KEYS_FILE: what the per-loop
+# check for a SIGHUP rotation costs).
 # Needs: valgrind binutils nginx-light python3 openssl curl.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -60,6 +62,11 @@ for _ in range(n):
 EOF
 
 secret=$(openssl rand -hex 32)
+secrets=(SESSION_SECRET="$secret" ASSERTION_KEYS="$(cat "$repo_dir/keys/dev/assertion-dev-p256.pem")")
+if [ "${SECRETS_FROM_FILES:-0}" = 1 ]; then
+  printf '%s\n' "$secret" >"$work_dir/session-secret"
+  secrets=(SESSION_SECRET_FILE="$work_dir/session-secret" ASSERTION_KEYS_FILE="$repo_dir/keys/dev/assertion-dev-p256.pem")
+fi
 for path in $paths; do
   out="$work_dir/callgrind-$path.out"
   public=()
@@ -68,8 +75,7 @@ for path in $paths; do
   env -i PATH=/usr/bin:/bin UPSTREAM_URL="http://127.0.0.1:$upstream_port" LISTEN="127.0.0.1:$port" \
     ADMIN_LISTEN=127.0.0.1:0 EVENT_LOOPS=1 ACCESS_LOG=false "${public[@]}" \
     ENTRA_TENANT_ID=d0d0d0d0-0000-4000-8000-00000000de01 ENTRA_AUDIENCE=appnative-dev-ios-app \
-    ENTRA_JWKS_URL="http://127.0.0.1:$jwks_port/keys" SESSION_SECRET="$secret" SESSION_SECURE=false \
-    ASSERTION_KEYS="$(cat "$repo_dir/keys/dev/assertion-dev-p256.pem")" \
+    ENTRA_JWKS_URL="http://127.0.0.1:$jwks_port/keys" SESSION_SECURE=false "${secrets[@]}" \
     valgrind --tool=callgrind --callgrind-out-file="$out" "$real_binary" serve \
     >"$work_dir/gateway-$path.log" 2>&1 &
   gateway_pid=$!

@@ -85,7 +85,10 @@ public enum MetricCatalogue: Sendable {
 
     public static let configReloads = MetricDescriptor.counter(
         "appnative_config_reloads_total", help: "Reloads of a configuration file on SIGHUP",
-        labels: [.init("file", "the setting naming the file: `ACCESS_POLICY_FILE`, `ROUTES_FILE`"), .init("outcome", "`ok`, `failed`")],
+        labels: [
+            .init("file", "the setting naming the file: `TLS_CERT_FILE`, `ACCESS_POLICY_FILE`, `ROUTES_FILE`, each secret's `…_FILE` in use"),
+            .init("outcome", "`ok`, `failed`"),
+        ],
         detail: "A failed reload keeps what was in force.")
 
     // MARK: Tracing

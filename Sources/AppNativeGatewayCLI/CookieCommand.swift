@@ -1,5 +1,6 @@
 import AppNativeAuth
 import AppNativeDevPeers
+import AppNativeGateway
 import AppNativeHTTP
 import AppNativeJSON
 import Foundation
@@ -12,7 +13,8 @@ enum CookieCommand {
                           (SESSION_AUDIENCE or the ENTRA_* client ids), print a JSON verdict
         """
 
-    static func run(_ arguments: ArgumentList, environment: [String: String]) throws -> ExitCode {
+    static func run(_ arguments: ArgumentList, environment given: [String: String]) throws -> ExitCode {
+        guard let environment = SecretFiles.resolved(forCommand: given) else { return .usage }
         guard arguments.positional.dropFirst().first == "inspect" else {
             throw ArgumentList.UsageError(description: "usage:\n" + usage)
         }

@@ -1,5 +1,6 @@
 import AppNativeAPNs
 import AppNativeCore
+import AppNativeGateway
 import AppNativeJSON
 import AppNativeModels
 
@@ -21,7 +22,8 @@ enum PushCommand {
                                                   prints one JSON result per token; exit 4 if any was not sent
         """
 
-    static func run(_ arguments: ArgumentList, environment: [String: String]) async throws -> ExitCode {
+    static func run(_ arguments: ArgumentList, environment given: [String: String]) async throws -> ExitCode {
+        guard let environment = SecretFiles.resolved(forCommand: given) else { return .usage }
         let words = Array(arguments.positional.dropFirst())
         let common: Set<String> = ["token", "expiration", "collapse-id", "timeout"]
         var notification: APNsNotification

@@ -7,21 +7,6 @@ import Glibc
 
 /// `serve`: runs the gateway until SIGTERM/SIGINT (graceful) — a second signal forces the exit.
 enum ServeCommand {
-    /// SIGHUP: re-read the TLS certificate and key (and, in `Gateway.reloadFiles`, the access
-    /// policy); a failed reload keeps serving the old ones.
-    private static func reload(_ configuration: GatewayConfiguration, logger: Logger) {
-        guard let tls = configuration.server.tls else {
-            logger.info("SIGHUP received; no TLS certificate to reload")
-            return
-        }
-        do {
-            try tls.reload()
-            logger.info("TLS certificate reloaded", ["tls.cert_file": tls.certificateFile])
-        } catch {
-            logger.error("TLS reload failed; keeping the previous certificate", ["error": error.description])
-        }
-    }
-
     static func run(environment: [String: String]) async throws -> ExitCode {
         let configuration: GatewayConfiguration
         do {
@@ -46,7 +31,7 @@ enum ServeCommand {
         while true {
             let signal = ProcessSignals.wait()
             if signal == SIGHUP {
-                reload(configuration, logger: logger)
+                // The TLS certificate, the access policy, the secrets read from files.
                 gateway.reloadFiles()
                 continue
             }

@@ -22,6 +22,8 @@ public final class GraphGroupsSource: GroupsSource {
     private let state: Locked<State>
     /// The token endpoint's client, once the discovery document named it.
     private let tokenClient = Locked<TokenEndpointClient?>(nil)
+    /// The credential at the token endpoint (replaced when `SIGHUP` rotated `ENTRA_CLIENT_SECRET_FILE`).
+    private let credential: Locked<ClientCredential>
     /// The application token request in flight: lookups of several users share it.
     private let tokenFlight = Locked<Task<Secret<String>?, Never>?>(nil)
     private let metrics: GraphMetrics
@@ -31,11 +33,19 @@ public final class GraphGroupsSource: GroupsSource {
         logger: Logger = .disabled
     ) {
         self.configuration = configuration
+        credential = Locked(configuration.credential)
         client = configuration.client ?? CurlHTTPClient.shared
         self.time = time
         self.logger = logger.with(["component": "graph"])
         state = Locked(State(timeToLive: configuration.cacheDuration))
         self.metrics = GraphMetrics(registry: metrics)
+    }
+
+    /// Asks for application tokens with `credential` from now on; a token already obtained stays
+    /// in use until it expires or Graph refuses it.
+    func useCredential(_ credential: ClientCredential) {
+        self.credential.withLock { $0 = credential }
+        tokenClient.withLock { $0 = nil }
     }
 
     public func groups(of user: UserIdentity) -> GroupsLookup {
@@ -187,7 +197,7 @@ public final class GraphGroupsSource: GroupsSource {
         }
         do throws(ClientError) {
             let endpoint = try TokenEndpointClient(
-                tokenEndpoint: metadata.tokenEndpoint, clientID: configuration.clientID, credential: configuration.credential,
+                tokenEndpoint: metadata.tokenEndpoint, clientID: configuration.clientID, credential: credential.withLock { $0 },
                 client: client, timeout: configuration.callTimeout, timeSource: time)
             tokenClient.withLock { $0 = endpoint }
             return endpoint

@@ -35,6 +35,9 @@ public struct GatewayConfiguration: Sendable {
     public var appSiteAssociation: AppleAppSiteAssociation?
     /// The push API and the APNs credentials it sends with.
     public var push: PushAPIConfiguration
+    /// The secret settings read from files (`…_FILE`), read again on `SIGHUP`; its environment
+    /// holds every setting with the files' values in (what the values are built from again).
+    public var secretFiles = SecretFiles(resolving: [:])
     /// W3C Trace Context and the OTLP export of spans (OpenTelemetry's `OTEL_*` variables).
     public var tracing = TracingConfiguration()
 
@@ -78,7 +81,9 @@ public struct GatewayConfiguration: Sendable {
         Setting("ENTRA_JWKS_URL", default: "https://{host}/{tenant}/discovery/v2.0/keys", section: "Entra ID", "Key-set URL (https; http only for loopback)."),
         Setting("TOKEN_CACHE_SIZE", default: "10000", section: "Entra ID", "Verified tokens kept (LRU, keyed by the token itself; by its SHA-256 above 4 KiB)."),
         Setting("SESSION_SECRET", section: "Session cookie", secret: true, "HMAC secret (≥ 32 bytes). Unset: no cookies (token-only)."),
+        SecretFiles.setting(for: "SESSION_SECRET", section: "Session cookie"),
         Setting("SESSION_SECRET_PREVIOUS", section: "Session cookie", secret: true, "Older secrets still accepted, comma-separated (rotation)."),
+        SecretFiles.setting(for: "SESSION_SECRET_PREVIOUS", section: "Session cookie"),
         Setting("SESSION_COOKIE_NAME", default: "bms_session", section: "Session cookie", "Cookie name; `__Host-…` (the deploy templates use `__Host-bms_session`: no sibling subdomain can set it) requires SESSION_SECURE=true. Several cookies of the name in one request: every valid one must name the same user (the first is used), else the request has no session."),
         Setting("SESSION_MAX_AGE", default: "28800", section: "Session cookie", "Cookie lifetime, seconds (at most 34560000, 400 days)."),
         Setting("SESSION_SECURE", default: "true", section: "Session cookie", "`Secure` attribute."),
@@ -88,6 +93,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("IDENTITY_HEADERS", default: "gateway", section: "Identity", "`gateway`, `easyauth` (App Service) or `oauth2-proxy` header profile."),
         Setting("PASS_AUTHORIZATION", default: "false", section: "Identity", "Keep `Authorization` on upstream requests (backends still checking tokens)."),
         Setting("ASSERTION_KEYS", section: "Identity", secret: true, "PEM P-256 private key(s) signing `X-AppNative-Identity`; all published, the first signs. Unset: an ephemeral key (replicas disagree)."),
+        SecretFiles.setting(for: "ASSERTION_KEYS", section: "Identity"),
         Setting("ASSERTION_AUDIENCE", default: "app-native-upstream", section: "Identity", "`aud` of the identity assertion."),
         Setting("PUBLIC_PATHS", section: "Identity", "Path prefixes served without credentials, comma-separated; matched on segment boundaries (`/public` covers `/public/x`, not `/publication`)."),
         Setting("AUTH_PATH_PREFIX", default: "/.auth/", section: "Identity", "Prefix of the gateway's endpoints: me, session, logout, verify, jwks.json."),
@@ -105,10 +111,12 @@ public struct GatewayConfiguration: Sendable {
         Setting("APPLE_APP_IDS", section: "Native routes", "`TEAMID.bundle.id` list: serve `/.well-known/apple-app-site-association` (else the upstream's)."),
         Setting("APPLE_APP_EXCLUDED_PATHS", section: "Native routes", "Extra path patterns never opened in the app (the native prefix and AUTH_PATH_PREFIX always are)."),
         Setting("PUSH_API_KEYS", section: "Push", secret: true, "API keys of the push API (`POST /push/<kind>` on the admin listener, `Authorization: Bearer <key>`), comma-separated. Unset: the API is off."),
+        SecretFiles.setting(for: "PUSH_API_KEYS", section: "Push"),
         Setting("PUSH_API_LISTEN", default: "the admin listener", section: "Push", "A listener of its own for the push API (`host:port`); then the admin listener does not serve it."),
         Setting("PUSH_MAX_BATCH", default: "500", section: "Push", "Most device tokens in one push API request (1–10000)."),
         Setting("DEAD_TOKEN_WEBHOOK_URL", section: "Push", "Called (POST JSON) with the tokens Apple reported permanently invalid (`BadDeviceToken`, `Unregistered`)."),
-        Setting("APNS_KEY", section: "Push", secret: true, "Contents of the APNs `.p8` key (PKCS #8 PEM; `\\n` escapes allowed), not a path. Required with PUSH_API_KEYS."),
+        Setting("APNS_KEY", section: "Push", secret: true, "Contents of the APNs `.p8` key (PKCS #8 PEM; `\\n` escapes allowed), not a path (APNS_KEY_FILE takes a path). Required with PUSH_API_KEYS."),
+        SecretFiles.setting(for: "APNS_KEY", section: "Push"),
         Setting("APNS_KEY_ID", section: "Push", "The key's 10-character id (provider-token `kid`)."),
         Setting("APNS_TEAM_ID", section: "Push", "Apple team id (provider-token `iss`)."),
         Setting("APNS_BUNDLE_ID", section: "Push", "The app's bundle id (`apns-topic`)."),
@@ -118,7 +126,10 @@ public struct GatewayConfiguration: Sendable {
     ] + BrowserSignInConfiguration.settings + GraphGroupsConfiguration.settings + TracingConfiguration.settings
 
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
-        var reader = EnvironmentReader(environment)
+        // The secret files first: every reader below sees one value whichever form set it.
+        let secretFiles = SecretFiles(resolving: environment)
+        var reader = EnvironmentReader(secretFiles.environment)
+        for problem in secretFiles.problems { reader.report(problem.variable, problem.message) }
         func address(_ name: String, _ fallback: String) -> SocketAddress {
             let text = reader.string(name) ?? fallback
             do {
@@ -225,6 +236,7 @@ public struct GatewayConfiguration: Sendable {
         }
         let push = PushAPIConfiguration.read(&reader)
         let tracing = TracingConfiguration.read(&reader)
+        for name in secretFiles.files.keys { reader.attribute(name, to: secretFiles.attributed(name)) }
         try reader.finish()
         return GatewayConfiguration(
             server: server,
@@ -241,6 +253,7 @@ public struct GatewayConfiguration: Sendable {
             native: native,
             appSiteAssociation: appSiteAssociation,
             push: push,
+            secretFiles: secretFiles,
             tracing: tracing
         )
     }
@@ -298,15 +311,11 @@ public struct IdentityConfiguration: Sendable {
         }
         var keys = [P256SigningKey]()
         if let text = reader.environment["ASSERTION_KEYS"], !text.isEmpty {
-            let pem = text.replacingOccurrences(of: "\\n", with: "\n")
-            for block in Self.pemBlocks(pem) {
-                do {
-                    keys.append(try P256SigningKey(pkcs8PEM: block))
-                } catch {
-                    reader.report("ASSERTION_KEYS", "each key must be a P-256 private key in PEM (\(error.code))")
-                }
+            do {
+                keys = try Self.assertionKeys(pem: text)
+            } catch {
+                reader.report(error.variable, error.message)
             }
-            if keys.isEmpty { reader.report("ASSERTION_KEYS", "contains no PEM private key") }
         }
         var policy: AccessPolicy?
         if let path = reader.string("ACCESS_POLICY_FILE") {
@@ -392,6 +401,23 @@ public struct IdentityConfiguration: Sendable {
         return fallback
     }
 
+    /// The P-256 private keys of `ASSERTION_KEYS` (PEM blocks; literal `\\n` pairs are newlines).
+    ///
+    /// - Throws: the problem, naming `ASSERTION_KEYS`, when a block is not such a key or there is none.
+    static func assertionKeys(pem text: String) throws(ConfigurationError.Problem) -> [P256SigningKey] {
+        let pem = text.replacingOccurrences(of: "\\n", with: "\n")
+        var keys = [P256SigningKey]()
+        for block in pemBlocks(pem) {
+            do {
+                keys.append(try P256SigningKey(pkcs8PEM: block))
+            } catch {
+                throw .init(variable: "ASSERTION_KEYS", message: "each key must be a P-256 private key in PEM (\(error.code))")
+            }
+        }
+        guard !keys.isEmpty else { throw .init(variable: "ASSERTION_KEYS", message: "contains no PEM private key") }
+        return keys
+    }
+
     static func pemBlocks(_ text: String) -> [String] {
         var blocks = [String]()
         var current: [Substring] = []
@@ -411,7 +437,7 @@ public struct IdentityConfiguration: Sendable {
 extension PushAPIConfiguration {
     /// Reads the push settings; with PUSH_API_KEYS set, the APNs credentials must be valid too.
     static func read(_ reader: inout EnvironmentReader) -> PushAPIConfiguration {
-        let keys = reader.list("PUSH_API_KEYS").map { Secret($0) }
+        let keys = apiKeys(&reader)
         let maxBatch = reader.integer("PUSH_MAX_BATCH", default: defaultMaxBatch, in: 1...maxBatchCeiling)
         let webhook = reader.string("DEAD_TOKEN_WEBHOOK_URL")
         if let webhook {
@@ -422,9 +448,6 @@ extension PushAPIConfiguration {
             }
         }
         if !keys.isEmpty {
-            if keys.contains(where: { $0.revealed.count < 16 }) {
-                reader.report("PUSH_API_KEYS", "each key must be at least 16 characters")
-            }
             do {
                 _ = try APNsConfiguration.fromEnvironment(reader.environment)
             } catch {
@@ -444,5 +467,14 @@ extension PushAPIConfiguration {
         return PushAPIConfiguration(
             apiKeys: keys, maxBatch: maxBatch, deadTokenWebhookURL: webhook, apnsEnvironment: reader.environment,
             listenAddress: listen)
+    }
+
+    /// `PUSH_API_KEYS`: comma-separated, each at least 16 characters; empty when unset.
+    static func apiKeys(_ reader: inout EnvironmentReader) -> [Secret<String>] {
+        let keys = reader.list("PUSH_API_KEYS").map { Secret($0) }
+        if keys.contains(where: { $0.revealed.count < 16 }) {
+            reader.report("PUSH_API_KEYS", "each key must be at least 16 characters")
+        }
+        return keys
     }
 }

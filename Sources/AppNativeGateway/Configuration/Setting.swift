@@ -49,6 +49,13 @@ public struct EnvironmentReader: Sendable {
         if !problems.contains(problem) { problems.append(problem) }
     }
 
+    /// Names the problems reported for `variable` by `other` instead (`SESSION_SECRET` read
+    /// from the file `SESSION_SECRET_FILE` names: the file is what to fix).
+    public mutating func attribute(_ variable: String, to other: String) {
+        guard variable != other else { return }
+        problems = problems.map { $0.variable == variable ? ConfigurationError.Problem(variable: other, message: $0.message) : $0 }
+    }
+
     /// The trimmed value, `nil` when unset or blank.
     public func string(_ name: String) -> String? {
         guard let value = environment[name] else { return nil }

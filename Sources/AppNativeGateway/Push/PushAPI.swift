@@ -42,7 +42,8 @@ final class PushAPI: Sendable {
         case admitted(Admitted)
     }
 
-    private let keyDigests: [[UInt8]]
+    /// The SHA-256 digests of the API keys in force (`PUSH_API_KEYS_FILE` is re-read on `SIGHUP`).
+    let keyDigests: Reloadable<[[UInt8]]>
     private let maxBatch: Int
     private let webhookURL: String?
     private let sender: APNsSender
@@ -58,7 +59,7 @@ final class PushAPI: Sendable {
         logger: Logger,
         metrics: MetricsRegistry
     ) {
-        keyDigests = configuration.apiKeys.map { SHA256.hash($0.revealed) }
+        keyDigests = Reloadable(Self.digests(of: configuration.apiKeys))
         maxBatch = configuration.maxBatch
         webhookURL = configuration.deadTokenWebhookURL
         self.sender = sender
@@ -84,8 +85,13 @@ final class PushAPI: Sendable {
         }
         let presented = SHA256.hash(String(authorization.dropFirst(7)).trimmingASCIISpaces)
         var matched = false
-        for digest in keyDigests where ConstantTime.equals(presented, digest) { matched = true }
+        for digest in keyDigests.value where ConstantTime.equals(presented, digest) { matched = true }
         return matched
+    }
+
+    /// What a presented key is compared with: each key's SHA-256 digest.
+    static func digests(of keys: [Secret<String>]) -> [[UInt8]] {
+        keys.map { SHA256.hash($0.revealed) }
     }
 
     /// Judges a request on its head: `method path` (`path` below the listener root, without

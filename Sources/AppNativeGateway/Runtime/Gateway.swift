@@ -24,15 +24,16 @@ public final class Gateway: Sendable {
     public let verifier: EntraTokenVerifier
     /// The browser sign-in when `BROWSER_SIGN_IN` is on.
     private let signIn: BrowserSignIn?
-    /// The access policy in force, when `ACCESS_POLICY_FILE` is set (`reloadFiles`).
-    private let accessPolicy: AccessPolicySource?
     /// The routes in force (`ROUTES_FILE`, or `UPSTREAM_URL` alone; `reloadFiles`).
     private let routes: RoutesSource
-    private let policyReloads: [String: Counter]
     private let certificateExpiry: Gauge?
-    private let routesReloads: [String: Counter]
     /// Sends sampled spans to the OTLP collector, when an endpoint is configured.
     private let spanExporter: OTLPExporter?
+    /// What `SIGHUP` reads again (`reloadFiles`): the TLS certificate, the access policy, the
+    /// routes, the secrets read from files.
+    private let reloadables: [any FileReloading]
+    /// `appnative_config_reloads_total{file,outcome}` by file setting, then outcome.
+    private let reloadCounters: [String: [String: Counter]]
 
     public init(configuration: GatewayConfiguration, metrics: MetricsRegistry = .shared, logger: Logger = Logger()) throws {
         self.configuration = configuration
@@ -65,16 +66,14 @@ public final class Gateway: Sendable {
         let accessPolicy = identity.accessPolicy.map { policy in
             AccessPolicySource(path: identity.accessPolicyFile ?? "", policy: policy)
         }
-        self.accessPolicy = accessPolicy
-        policyReloads = Self.reloadCounters(metrics, file: "ACCESS_POLICY_FILE")
-        routesReloads = Self.reloadCounters(metrics, file: "ROUTES_FILE")
         let routes = RoutesSource(
             path: configuration.routesFile, routes: configuration.routes, catchAll: configuration.upstream,
             settings: configuration.upstreamSettings)
         self.routes = routes
+        let assertions = IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience)
         var settings = IdentitySettings(
             authenticator: RequestAuthenticator(verifier: verifier, cookies: cookies),
-            assertions: IdentityAssertionSigner(keys: assertionKeys, audience: identity.assertionAudience),
+            assertions: assertions,
             profile: identity.profile,
             publicPathPrefixes: identity.publicPathPrefixes,
             authPathPrefix: identity.authPathPrefix,
@@ -87,9 +86,8 @@ public final class Gateway: Sendable {
                                   logger: logger)
             }
         )
-        if let graph = identity.graphGroups {
-            settings.groupsSource = GraphGroupsSource(configuration: graph, metrics: metrics, logger: logger)
-        }
+        let graphGroups = identity.graphGroups.map { GraphGroupsSource(configuration: $0, metrics: metrics, logger: logger) }
+        if let graphGroups { settings.groupsSource = graphGroups }
         var signIn: BrowserSignIn?
         if let signInConfiguration = identity.browserSignIn {
             signIn = try BrowserSignIn(
@@ -97,6 +95,10 @@ public final class Gateway: Sendable {
                 leeway: identity.entra.leeway, metrics: metrics, logger: logger)
         }
         self.signIn = signIn
+        let secretFiles = IdentitySecretFiles(
+            configuration, cookies: cookies, assertions: assertions, signIn: signIn, graphGroups: graphGroups)
+        settings.sessionCookies = secretFiles.sessionCookies?.current
+        settings.assertionSigners = secretFiles.assertionSigners?.current
         let identityMetrics = IdentityMetrics(registry: metrics)
         let accessLog = AccessLog(enabled: configuration.isAccessLogEnabled, metrics: metrics)
         let spanExporter = configuration.tracing.export.map { OTLPExporter(export: $0, metrics: metrics, logger: logger) }
@@ -156,10 +158,22 @@ public final class Gateway: Sendable {
         var adminConfiguration = ServerConfiguration(listenAddress: configuration.adminAddress, eventLoops: 1)
         adminConfiguration.maxConnections = 256
         var push: PushAPI?
+        var pushReloadables: [any FileReloading] = []
         if configuration.push.isEnabled {
             let sender = APNsSender(environment: configuration.push.apnsEnvironment, logger: logger, metrics: metrics)
-            push = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
+            let api = PushAPI(configuration: configuration.push, sender: sender, logger: logger, metrics: metrics)
+            push = api
+            pushReloadables = Self.pushReloadables(api, sender, configuration.secretFiles)
         }
+        let fileReloadables: [(any FileReloading)?] = [configuration.server.tls, accessPolicy, routes.path == nil ? nil : routes]
+        reloadables = fileReloadables.compactMap { $0 } + secretFiles.reloadables + pushReloadables
+        var reloadCounters: [String: [String: Counter]] = [:]
+        for file in reloadables.flatMap(\.fileVariables) {
+            reloadCounters[file] = Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
+                ($0, metrics.counter(MetricCatalogue.configReloads, labels: ["file": file, "outcome": $0]))
+            })
+        }
+        self.reloadCounters = reloadCounters
         let ownListener = configuration.push.listenAddress
         admin = try HTTPServer(configuration: adminConfiguration, metrics: MetricsRegistry(), logger: logger) { [push] loop in
             // Ready once the tenant's keys are loaded: before that every token would get 503.
@@ -207,42 +221,30 @@ public final class Gateway: Sendable {
         await signIn?.waitUntilReady(timeout: .seconds(10))
     }
 
-    /// `SIGHUP`: reads `ACCESS_POLICY_FILE` and `ROUTES_FILE` again and swaps each in whole for
-    /// new requests (requests in flight finish on what they started with). A file that cannot be
-    /// read or checked keeps what is in force: the problem is logged and counted
+    /// `SIGHUP`: reads every file that can change at run time again (`TLS_CERT_FILE` and
+    /// `TLS_KEY_FILE`, `ACCESS_POLICY_FILE`, `ROUTES_FILE`, the secrets' `…_FILE` settings) and
+    /// swaps each value in whole for new requests (requests in flight finish on the one they
+    /// started with). A file that cannot be read or checked keeps its value in force: the
+    /// problem is logged (never the content) and counted
     /// (`appnative_config_reloads_total{file,outcome}`), and the gateway keeps serving.
     public func reloadFiles() {
+        if reloadables.isEmpty { logger.info("SIGHUP received; no file to reload") }
+        for reloadable in reloadables {
+            do {
+                try reloadable.reloadFiles()
+                for file in reloadable.fileVariables { reloadCounters[file]?["ok"]?.increment() }
+                logger.info("\(reloadable.name) reloaded", ["files": reloadable.fileVariables.joined(separator: ",")])
+            } catch {
+                reloadCounters[error.variable]?["failed"]?.increment()
+                logger.error(
+                    "\(reloadable.name) reload failed; keeping the one in force", ["setting": error.variable, "error": error.reason])
+            }
+        }
         publishCertificateExpiry()
-        if let accessPolicy {
-            do {
-                try accessPolicy.reload()
-                policyReloads["ok"]?.increment()
-                logger.info("access policy reloaded", ["file": accessPolicy.path])
-            } catch {
-                policyReloads["failed"]?.increment()
-                logger.error("access policy reload failed; keeping the policy in force", ["file": accessPolicy.path, "error": error.description])
-            }
-        }
-        if let path = routes.path {
-            do {
-                try routes.reload()
-                routesReloads["ok"]?.increment()
-                logger.info("routes reloaded", ["file": path, "routes": String(routes.routes.routes.table.routes.count)])
-            } catch {
-                routesReloads["failed"]?.increment()
-                logger.error("routes reload failed; keeping the routes in force", ["file": path, "error": error.description])
-            }
-        }
     }
 
-    private static func reloadCounters(_ metrics: MetricsRegistry, file: String) -> [String: Counter] {
-        Dictionary(uniqueKeysWithValues: ["ok", "failed"].map {
-            ($0, metrics.counter(MetricCatalogue.configReloads, labels: ["file": file, "outcome": $0]))
-        })
-    }
-
-    /// The expiry of the certificate in use; `reloadFiles` runs after a SIGHUP's TLS reload, so
-    /// the metric follows a renewed certificate.
+    /// The expiry of the certificate in use; `reloadFiles` publishes it after the TLS reload,
+    /// so the metric follows a renewed certificate.
     private func publishCertificateExpiry() {
         if let notAfter = configuration.server.tls?.certificateNotAfter { certificateExpiry?.set(notAfter) }
     }

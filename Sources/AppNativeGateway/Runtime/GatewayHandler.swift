@@ -18,11 +18,13 @@ import Foundation
 final class GatewayHandler: HTTPExchangeHandler {
     private let proxy: ProxyHandler
     private let native: NativeRouter
-    private let settings: IdentitySettings
+    /// The identity settings; the session cookie codec and the assertion signer in them are
+    /// replaced when `SIGHUP` rotated their files (`rotatedSecrets`).
+    private var settings: IdentitySettings
     private let metrics: IdentityMetrics
     private let logger: Logger
     private let routes: GatewayRoutes
-    private let endpoints: GatewayEndpoints
+    private var endpoints: GatewayEndpoints
     /// The browser sign-in, when `BROWSER_SIGN_IN` is on.
     private let signIn: BrowserSignInEndpoints?
     /// Identity header blocks and `Set-Cookie` fields of repeated identities (loop-owned), in
@@ -110,6 +112,21 @@ final class GatewayHandler: HTTPExchangeHandler {
         self.logger = logger
         cookieName = settings.authenticator.cookies?.settings.name
         accessPolicy = settings.accessPolicy.map(AccessPolicySource.Snapshot.init)
+        rotatedSecrets = RotatedSecrets(settings)
+    }
+
+    /// This loop's copies of the secrets read from files (session secret, assertion keys).
+    private var rotatedSecrets: RotatedSecrets
+
+    /// Puts the secrets a `SIGHUP` rotated in force for the requests that start from now on, and
+    /// drops what was rendered with the old ones (an atomic load each when nothing rotated).
+    private func takeRotatedSecrets() {
+        guard settings.takeRotated(&rotatedSecrets) else { return }
+        renderedIdentities = RenderedIdentities(settings: settings)
+        endpoints = GatewayEndpoints(
+            settings: settings, crossSite: crossSite, appSiteAssociation: endpoints.appSiteAssociation,
+            openAPIDocument: endpoints.openAPIDocument)
+        if let cookies = settings.authenticator.cookies { signIn?.cookies = cookies }
     }
 
     /// This loop's copy of the access policy in force (`ACCESS_POLICY_FILE`, reloaded on SIGHUP).
@@ -119,6 +136,7 @@ final class GatewayHandler: HTTPExchangeHandler {
     private let cookieName: String?
 
     func serve(_ exchange: HTTPExchange) {
+        takeRotatedSecrets()
         let route = routes.route(exchange.request, native: native, routes: &loopRoutes)
         switch route {
         case .badTarget, .unknownEndpoint, .nativeWrongMethod, .noRoute:

@@ -1,5 +1,5 @@
 public import AppNativeAuth
-import AppNativeCore
+public import AppNativeCore
 import AppNativeHTTP
 public import AppNativeIdentity
 import AppNativeServer
@@ -24,6 +24,39 @@ public struct IdentitySettings: Sendable {
     public var authorizationHook: AuthorizationHook?
     /// Where a caller's groups come from when a `groups` rule meets a groups overage.
     public var groupsSource: any GroupsSource = CredentialGroupsSource()
+    /// The session cookie codec in force when a session secret is read from a file (re-read on
+    /// `SIGHUP`); `nil` when `authenticator.cookies` never changes.
+    public var sessionCookies: Reloadable<SessionCookieCodec>? = nil
+    /// The assertion signer in force when `ASSERTION_KEYS_FILE` is set (re-read on `SIGHUP`);
+    /// `nil` when `assertions` never changes.
+    public var assertionSigners: Reloadable<IdentityAssertionSigner>? = nil
+
+    /// Takes the codec and signer in force from `copies` into `authenticator` and `assertions`.
+    ///
+    /// - Returns: whether either changed (what was derived from them must be derived again).
+    mutating func takeRotated(_ copies: inout RotatedSecrets) -> Bool {
+        var changed = false
+        if copies.sessionCookies?.refresh() == true, let codec = copies.sessionCookies?.value {
+            authenticator = RequestAuthenticator(verifier: authenticator.verifier, cookies: codec)
+            changed = true
+        }
+        if copies.assertionSigners?.refresh() == true, let signer = copies.assertionSigners?.value {
+            assertions = signer
+            changed = true
+        }
+        return changed
+    }
+}
+
+/// One loop's copies of the identity secrets read from files (loop-owned).
+struct RotatedSecrets {
+    var sessionCookies: Reloadable<SessionCookieCodec>.Snapshot?
+    var assertionSigners: Reloadable<IdentityAssertionSigner>.Snapshot?
+
+    init(_ settings: IdentitySettings) {
+        sessionCookies = settings.sessionCookies.map(Reloadable.Snapshot.init)
+        assertionSigners = settings.assertionSigners.map(Reloadable.Snapshot.init)
+    }
 }
 
 /// Counters of the identity layer, by outcome; labels are reason codes, never request data.

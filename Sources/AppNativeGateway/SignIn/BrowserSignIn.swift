@@ -10,7 +10,12 @@ import AppNativeSignIn
 /// completion of a callback.
 final class BrowserSignIn: Sendable {
     let configuration: BrowserSignInConfiguration
-    let stateCookie: SignInStateCookie
+    /// The state cookie's codec, keyed by the session secrets (replaced when `SIGHUP` rotated them).
+    var stateCookie: SignInStateCookie { stateCookies.value }
+    private let stateCookies: Reloadable<SignInStateCookie>
+    private let callbackPath: String
+    /// The credential at the token endpoint (replaced when `SIGHUP` rotated `ENTRA_CLIENT_SECRET_FILE`).
+    private let credential: Locked<ClientCredential>
     let consumed = ConsumedSignInStates()
     /// `SIGN_IN_RATE_LIMIT` and `SIGN_IN_REDEEM_RATE_LIMIT`, per client address; `nil` when off.
     private let startLimiter: Locked<SignInRateLimiter>?
@@ -37,7 +42,9 @@ final class BrowserSignIn: Sendable {
         startLimiter = configuration.startsPerMinute > 0 ? Locked(SignInRateLimiter(perMinute: configuration.startsPerMinute)) : nil
         redemptionLimiter =
             configuration.redemptionsPerMinute > 0 ? Locked(SignInRateLimiter(perMinute: configuration.redemptionsPerMinute)) : nil
-        stateCookie = try SignInStateCookie(sessionSecrets: configuration.sessionSecrets, callbackPath: authPathPrefix + "callback")
+        callbackPath = authPathPrefix + "callback"
+        stateCookies = Reloadable(try SignInStateCookie(sessionSecrets: configuration.sessionSecrets, callbackPath: callbackPath))
+        credential = Locked(configuration.credential)
         let discovery = ProviderDiscovery()
         self.discovery = discovery
         keys = JWKSCache(
@@ -96,6 +103,22 @@ final class BrowserSignIn: Sendable {
         refresher.withLock { $0 = task }
     }
 
+    /// Keys the state cookies of attempts that start from now on with `secrets` (the signing
+    /// one first); attempts under way finish when their secret is still among them.
+    func useSessionSecrets(_ secrets: [SecretBytes]) {
+        do {
+            stateCookies.replace(with: try SignInStateCookie(sessionSecrets: secrets, callbackPath: callbackPath))
+        } catch {
+            logger.error("sign-in state cookie keys cannot be derived from the new session secrets; keeping the old ones", ["reason": "\(error.code)"])
+        }
+    }
+
+    /// Redeems codes with `credential` from now on (a new token endpoint client over the same metadata).
+    func useCredential(_ credential: ClientCredential) {
+        self.credential.withLock { $0 = credential }
+        if let metadata { install(metadata) }
+    }
+
     /// Waits (bounded) for the first discovery and key load, for a start that reports ready.
     func waitUntilReady(timeout: Duration) async {
         let deadline = time.monotonic + timeout
@@ -112,7 +135,7 @@ final class BrowserSignIn: Sendable {
             if let configured = configuration.codeRedeemer {
                 redeemer = configured
             } else {
-                let credential = configuration.credential
+                let credential = credential.withLock { $0 }
                 do {
                     redeemer = try TokenEndpointClient(
                         tokenEndpoint: metadata.tokenEndpoint, clientID: configuration.clientID, credential: credential,

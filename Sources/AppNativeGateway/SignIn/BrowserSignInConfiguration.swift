@@ -45,6 +45,7 @@ public struct BrowserSignInConfiguration: Sendable {
         Setting("BROWSER_SIGN_IN", default: "false", section: "Browser sign-in", "Sign browser navigations in with the OpenID provider (authorization code flow with PKCE); off: every unauthenticated request gets 401 with `WWW-Authenticate: Bearer`."),
         Setting("ENTRA_CLIENT_ID", section: "Browser sign-in", "The web app registration that signs browsers in (the ID token's `aud`) and calls Microsoft Graph. Required when BROWSER_SIGN_IN=true or GROUPS_FROM_GRAPH=true."),
         Setting("ENTRA_CLIENT_SECRET", section: "Browser sign-in", secret: true, "Client secret. One credential is required: this, a certificate, or AZURE_FEDERATED_TOKEN_FILE."),
+        SecretFiles.setting(for: "ENTRA_CLIENT_SECRET", section: "Browser sign-in"),
         Setting("ENTRA_CLIENT_CERTIFICATE_FILE", section: "Browser sign-in", "PEM certificate registered with the app (with ENTRA_CLIENT_KEY_FILE): `private_key_jwt` client assertions (RFC 7523)."),
         Setting("ENTRA_CLIENT_KEY_FILE", section: "Browser sign-in", "PEM RSA private key of ENTRA_CLIENT_CERTIFICATE_FILE."),
         Setting("AZURE_FEDERATED_TOKEN_FILE", section: "Browser sign-in", "Workload identity federation: the projected token file, read on each redemption and sent as the client assertion."),
@@ -55,6 +56,17 @@ public struct BrowserSignInConfiguration: Sendable {
         Setting("SIGN_IN_RATE_LIMIT", default: "60", section: "Browser sign-in", "Sign-in starts (`login` and the redirect of a navigation) allowed per minute per client address (the peer, or from `TRUSTED_PROXIES` the rightmost untrusted `X-Forwarded-For` hop; IPv6 by /64), also the burst; beyond it an HTML 429 page with `Retry-After`. 0: no limit."),
         Setting("SIGN_IN_REDEEM_RATE_LIMIT", default: "30", section: "Browser sign-in", "Callbacks with a code (each a client-authenticated call to the token endpoint) allowed per minute per client address, also the burst; beyond it an HTML 429 page with `Retry-After`. 0: no limit."),
     ]
+
+    /// `SESSION_SECRET` then each `SESSION_SECRET_PREVIOUS` (the state cookie's keys); empty
+    /// without `SESSION_SECRET`.
+    static func sessionSecrets(_ environment: [String: String]) -> [SecretBytes] {
+        guard let secret = environment["SESSION_SECRET"], !secret.isEmpty else { return [] }
+        var secrets = [SecretBytes(utf8: secret)]
+        if let previous = environment["SESSION_SECRET_PREVIOUS"] {
+            secrets += previous.split(separator: ",").map { SecretBytes(utf8: String($0)) }
+        }
+        return secrets
+    }
 
     /// `OIDC_DISCOVERY_URL`, else the tenant's Entra discovery document, checked by `URLPolicy`
     /// (a problem is reported for an unusable URL). The browser sign-in and the Graph groups
@@ -100,13 +112,8 @@ public struct BrowserSignInConfiguration: Sendable {
                 reader.report("SIGN_OUT", "must be local or entra, got \(text.debugDescription)")
             }
         }
-        var secrets = [SecretBytes]()
-        if let secret = reader.environment["SESSION_SECRET"], !secret.isEmpty {
-            secrets.append(SecretBytes(utf8: secret))
-            if let previous = reader.environment["SESSION_SECRET_PREVIOUS"] {
-                secrets += previous.split(separator: ",").map { SecretBytes(utf8: String($0)) }
-            }
-        } else {
+        let secrets = sessionSecrets(reader.environment)
+        if secrets.isEmpty {
             reader.report("SESSION_SECRET", "is required when BROWSER_SIGN_IN=true: a browser that signed in is kept signed in by the session cookie")
         }
         let startsPerMinute = reader.integer("SIGN_IN_RATE_LIMIT", default: defaultStartsPerMinute, in: 0...1_000_000)

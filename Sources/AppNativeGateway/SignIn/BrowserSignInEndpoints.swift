@@ -10,7 +10,8 @@ import AppNativeSignIn
 /// signed-out page. The code redemption runs off the loop through `OffLoopWait`.
 final class BrowserSignInEndpoints {
     private let signIn: BrowserSignIn
-    private let cookies: SessionCookieCodec
+    /// The session cookie codec in force (replaced when `SIGHUP` rotated the session secret).
+    var cookies: SessionCookieCodec
     private let accessPolicy: AccessPolicySource?
     private let trustedProxies: TrustedProxies
     private let authPathPrefix: String
