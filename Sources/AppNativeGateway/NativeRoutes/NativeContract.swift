@@ -3,8 +3,9 @@ import AppNativeModels
 import AppNativeProxy
 import AppNativeRoutes
 
-/// The contract checks of the native routes: request bodies, the upstream's feeds and results,
-/// and the document reference rules (contract/routes.md §2, §3).
+/// The contract checks of the native routes at the gateway: request bodies, the upstream's feeds,
+/// results and document references (contract/routes.md §2, §3), each by the route's row of
+/// `NativeRoute.contract`.
 enum NativeContract {
     /// Why an upstream answer was refused (for the log; never contains request data).
     struct Problem: Error, CustomStringConvertible {
