@@ -4,7 +4,7 @@ import AppNativeModels
 /// Reads a `POST {p}/documents` body while it streams (contract/routes.md §2.8) and judges it in the
 /// contract's order once it is complete.
 ///
-/// Text parts are bounded by `MultipartLimits.maxFieldBytes`; the first file part named `file`
+/// Parts and text fields are bounded by ``DocumentUploadForm``'s limits; the first file part named `file`
 /// is kept in memory up to `maxBytes` (as the Python router does). Past that, its bytes are
 /// counted and dropped but the body is read on to the end, because the contract judges missing
 /// parts and `context` before the size: memory stays bounded by the cap whatever the upload's
@@ -15,15 +15,11 @@ final class DocumentCollector {
     private var content: [UInt8] = []
     private var isTooLarge = false
 
-    /// Most parts in one upload: the contract has eight.
-    static let maxParts = 64
-
     /// `nil` when `contentType` is not `multipart/form-data` with a valid boundary.
     init?(contentType: String?, maxBytes: Int) {
-        let limits = MultipartLimits(maxParts: Self.maxParts, maxFieldBytes: 65_536, maxFileBytes: nil)
-        guard let reader = MultipartFormReader(contentType: contentType, limits: limits, fileFieldName: "file") else {
-            return nil
-        }
+        // The file is counted here, not by the reader: the contract judges missing parts and
+        // `context` before the size.
+        guard let reader = DocumentUploadForm.reader(contentType: contentType, maxFileBytes: nil) else { return nil }
         self.reader = reader
         self.maxBytes = maxBytes
     }

@@ -1,5 +1,6 @@
 import AppNativeHTTP
 import AppNativeJSON
+import AppNativeModels
 
 /// A complete response the routes send: status, headers and body (JSON unless empty).
 struct NativeAnswer: Sendable {
@@ -35,20 +36,8 @@ struct NativeAnswer: Sendable {
         detail(405, "Method Not Allowed", headers: ["Allow": allow])
     }
 
-    /// `{"ok":true}` plus the callback's reference by the table of contract/routes.md §2.8: a non-empty
-    /// string or an integer becomes `id`; an object's `id` member follows the same rule (one
-    /// level); anything else gives no `id`.
+    /// `{"ok":true}` plus the callback's reference, by ``DocumentReceipt``'s rule (contract/routes.md §2.8).
     static func document(reference: JSONValue?) -> NativeAnswer {
-        func id(_ value: JSONValue, isNested: Bool) -> JSONValue? {
-            switch value {
-            case .string(let text) where !text.isEmpty: value
-            case .number(let number) where number.isInteger: value
-            case .object(let object) where !isNested: object["id"].flatMap { id($0, isNested: true) }
-            default: nil
-            }
-        }
-        var members: [(String, JSONValue)] = [("ok", .bool(true))]
-        if let reference, let id = id(reference, isNested: false) { members.append(("id", id)) }
-        return json(200, .object(JSONObject(members)))
+        json(200, DocumentReceipt.body(for: reference))
     }
 }

@@ -93,7 +93,7 @@ public struct NativeRoutes<User: Sendable>: Sendable {
         let head = request.head
         guard !request.hasInvalidFieldName else { return .badRequest }
         guard let suffix = routeSuffix(of: Self.path(of: head.target)),
-            let route = NativeRoute(rawValue: String(suffix)), route.isMounted(in: callbacks)
+            let route = NativeRoute(rawValue: String(suffix)), let mounted = callbacks.mounted(route)
         else {
             return .notFound
         }
@@ -108,18 +108,18 @@ public struct NativeRoutes<User: Sendable>: Sendable {
             case .rejected(let rejection): return .json(rejection.status, rejection.body, headers: rejection.headers)
             }
         }
-        switch route {
-        case .widgets, .approvals:
-            return await serveFeed(route, head: head, user: user)
-        case .documents:
+        switch mounted {
+        case .feed(let feed):
+            return await serveFeed(route, feed, head: head, user: user)
+        case .document(let receive):
             switch try await readDocument(head: head, body: request.body) {
             case .failure(let refusal): return refusal.answer
-            case .success(let upload): return await receive(upload, head: head, user: user)
+            case .success(let upload): return await self.receive(upload, receive, head: head, user: user)
             }
-        default:
+        case .json(let bind):
             switch try await readJSON(head: head, body: request.body) {
             case .failure(let refusal): return refusal.answer
-            case .success(let body): return await decodeAndCall(route, head: head, user: user, body: body)
+            case .success(let body): return await decodeAndCall(route, bind, head: head, user: user, body: body)
             }
         }
     }
@@ -137,19 +137,13 @@ public struct NativeRoutes<User: Sendable>: Sendable {
         return rest.dropFirst()
     }
 
-    private func serveFeed(_ route: NativeRoute, head: HTTPRequestHead, user: User?) async -> NativeAnswer {
+    private func serveFeed(
+        _ route: NativeRoute, _ feed: @Sendable (NativeRequestContext<User>) async throws -> JSONValue, head: HTTPRequestHead, user: User?
+    ) async -> NativeAnswer {
         let target = head.target
         let query = target.firstIndex(of: "?").map { target[target.index(after: $0)...] } ?? ""
         let context = NativeRequestContext(deviceID: QueryParameters.value(of: "device_id", in: query), user: user, request: head)
-        let callbacks = callbacks
-        return await call(route, head) {
-            if route == .widgets, let widgets = callbacks.widgets {
-                return .json(200, try await widgets(context).jsonValue(.response))
-            } else if let approvals = callbacks.approvals {
-                return .json(200, try await approvals(context).jsonValue(.response))
-            }
-            preconditionFailure("an unmounted feed was served")
-        }
+        return await call(route, head) { .json(200, try await feed(context)) }
     }
 
     /// The JSON body, read under the cap: a declared length past it is refused before reading.
@@ -183,83 +177,28 @@ where Body.Element: Collection<UInt8> {
         return collector.finish()
     }
 
-    private func receive(_ upload: DocumentUpload, head: HTTPRequestHead, user: User?) async -> NativeAnswer {
-        guard let callback = callbacks.receiveDocument else { preconditionFailure("an unmounted route was served") }
+    private func receive(
+        _ upload: DocumentUpload, _ callback: @Sendable (DocumentUpload, NativeRequestContext<User>) async throws -> JSONValue?,
+        head: HTTPRequestHead, user: User?
+    ) async -> NativeAnswer {
         let context = NativeRequestContext(deviceID: upload.metadata.deviceID, user: user, request: head)
         return await call(.documents, head) {
             .document(reference: try await callback(upload, context))
         }
     }
 
-    private func decodeAndCall(_ route: NativeRoute, head: HTTPRequestHead, user: User?, body: [UInt8]) async -> NativeAnswer {
-        let decoder = ModelDecoder(maxBodyBytes: limits.maxJSONBodyBytes)
-        let callbacks = callbacks
-        func makeContext(_ deviceID: String) -> NativeRequestContext<User> {
-            NativeRequestContext(deviceID: deviceID, user: user, request: head)
-        }
+    private func decodeAndCall(
+        _ route: NativeRoute, _ bind: @Sendable ([UInt8], ModelDecoder) throws(ModelError) -> MountedRoute<User>.BoundCall,
+        head: HTTPRequestHead, user: User?, body: [UInt8]
+    ) async -> NativeAnswer {
+        let bound: MountedRoute<User>.BoundCall
         do throws(ModelError) {
-            switch route {
-            case .devices:
-                let model = try decoder.decode(DeviceRegistration.self, from: body)
-                let context = makeContext(model.deviceID)
-                guard let callback = callbacks.registerDevice else { preconditionFailure("an unmounted route was served") }
-                return await call(route, head) {
-                    try await callback(model, context)
-                    return .ok
-                }
-            case .locations:
-                let model = try decoder.decode(LocationUpdate.self, from: body)
-                let context = makeContext(model.deviceID)
-                guard let callback = callbacks.updateLocation else { preconditionFailure("an unmounted route was served") }
-                return await call(route, head) {
-                    try await callback(model, context)
-                    return .ok
-                }
-            case .notificationActions:
-                let model = try decoder.decode(NotificationActionReceived.self, from: body)
-                let context = makeContext(model.deviceID)
-                guard let callback = callbacks.notificationAction else { preconditionFailure("an unmounted route was served") }
-                return await call(route, head) {
-                    try await callback(model, context)
-                    return .ok
-                }
-            case .widgetActions:
-                let model = try decoder.decode(WidgetActionReceived.self, from: body)
-                let context = makeContext(model.deviceID)
-                guard let callback = callbacks.widgetAction else { preconditionFailure("an unmounted route was served") }
-                return await call(route, head) {
-                    let result = try await callback(model, context) ?? WidgetActionResult()
-                    return .json(200, result.jsonValue(.response))
-                }
-            case .widgetOptions:
-                let model = try decoder.decode(WidgetOptionsRequest.self, from: body)
-                let context = makeContext(model.deviceID)
-                guard let callback = callbacks.widgetOptions else { preconditionFailure("an unmounted route was served") }
-                return await call(route, head) {
-                    .json(200, try await callback(model, context).jsonValue(.response))
-                }
-            case .approvalDecisions:
-                let model = try decoder.decode(ApprovalDecisionReceived.self, from: body)
-                let context = makeContext(model.deviceID)
-                guard let callback = callbacks.approvalDecision else { preconditionFailure("an unmounted route was served") }
-                return await call(route, head) {
-                    let result = try await callback(model, context) ?? ApprovalDecisionResult()
-                    return .json(200, result.jsonValue(.response))
-                }
-            case .liveActivities:
-                let model = try decoder.decode(LiveActivityTokenReceived.self, from: body)
-                let context = makeContext(model.deviceID)
-                guard let callback = callbacks.liveActivity else { preconditionFailure("an unmounted route was served") }
-                return await call(route, head) {
-                    try await callback(model, context)
-                    return .noContent
-                }
-            case .documents, .widgets, .approvals:
-                preconditionFailure("\(route) has no JSON body")
-            }
+            bound = try bind(body, ModelDecoder(maxBodyBytes: limits.maxJSONBodyBytes))
         } catch {
             return .json(error.httpStatus, error.responseBytes())
         }
+        let context = NativeRequestContext(deviceID: bound.deviceID, user: user, request: head)
+        return await call(route, head) { try await bound.call(context) }
     }
 
     /// Runs `work` (the callback and the shaping of its value) and maps what it throws.

@@ -192,6 +192,25 @@ struct NativeDocumentTests {
         }
     }
 
+    @Test("an upload of 64 parts is forwarded, one of 65 is 413: the one parts limit of both servers of the routes (docs/migration.md)")
+    func partsLimit() async throws {
+        let fixture = try await NativeRoutesFixture.start()
+        defer { fixture.stop() }
+        let type = "multipart/form-data; boundary=\(Self.boundary)"
+        func upload(parts: Int) -> String {
+            // device_id and the file, the rest repeated `kind` fields (the last one is read).
+            Self.part(#"form-data; name="device_id""#, "d1")
+                + String(repeating: Self.part(#"form-data; name="kind""#, "scan"), count: parts - 2)
+                + Self.part(#"form-data; name="file"; filename="a.pdf""#, "%PDF") + Self.close
+        }
+        let accepted = try await Self.post(fixture, body: upload(parts: 64), contentType: type)
+        #expect(accepted.status == 200, "\(accepted.bodyText)")
+        let refused = try await Self.post(fixture, body: upload(parts: 65), contentType: type)
+        #expect(refused.status == 413, "\(refused.bodyText)")
+        #expect(refused.bodyText == #"{"detail":"Document too large"}"#)
+        #expect(try await Self.documents(fixture).count == 1)
+    }
+
     @Test("refusals: missing device_id or file 422, bad context 422 with the contract's detail, not multipart 422; nothing reaches the upstream")
     func refusals() async throws {
         let fixture = try await NativeRoutesFixture.start()

@@ -139,6 +139,19 @@ import Testing
         }
     }
 
+    /// The one parts limit of both servers of the routes (docs/migration.md).
+    @Test func sixtyFourPartsPassAndOneMoreIs413() async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder)) { port in
+            let kinds = { (count: Int) in [(String, String)](repeating: ("kind", "scan"), count: count) }
+            let accepted = try await postDocument(port, MultipartBody.upload(fields: kinds(62)))
+            #expect(accepted.status == 200, "\(accepted.bodyText)")
+            let refused = try await postDocument(port, MultipartBody.upload(fields: kinds(63)))
+            #expect(refused.status == 413, "\(refused.bodyText)")
+            #expect(recorder.calls.count == 1)
+        }
+    }
+
     @Test func malformedMultipartIs400() async throws {
         try await withRoutes(callbacks: recordingCallbacks(Recorder())) { port in
             var body = MultipartBody()

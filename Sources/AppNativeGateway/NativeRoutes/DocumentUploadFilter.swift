@@ -2,6 +2,7 @@ import AppNativeHTTP
 import AppNativeJSON
 import AppNativeModels
 import AppNativeProxy
+import AppNativeRoutes
 
 /// The document upload (contract/routes.md §2.8) while it streams: parsed part by part, the filename
 /// sanitised, `context` checked, the size capped, and re-encoded as `multipart/form-data` with the
@@ -33,12 +34,6 @@ final class DocumentUploadFilter: RequestBodyFilter {
     private var matchedOpening = 0
     private var isOpeningChecked = false
 
-    /// Text fields are small; the file is the only large part.
-    static let maxFieldBytes: UInt64 = 65_536
-
-    /// The reference's own caps are 1000 fields and 1000 files; parts beyond are refused (413).
-    static let maxParts = 2000
-
     /// The filter for an upload, or the refusal for its Content-Type, as the reference answers
     /// it: 422 (every required part missing) when it is not `multipart/form-data`, 400 when the
     /// boundary is missing or unusable.
@@ -50,8 +45,8 @@ final class DocumentUploadFilter: RequestBodyFilter {
         } catch {
             return .failure(error.code == .missingBoundary ? missingBoundary : malformed)
         }
-        let limits = MultipartLimits(maxParts: maxParts, maxFieldBytes: Self.maxFieldBytes, maxFileBytes: UInt64(maxBytes))
-        guard let reader = MultipartFormReader(contentType: contentType, limits: limits, fileFieldName: "file") else {
+        // The limits are ``DocumentUploadForm``'s, the ones every server of the routes applies.
+        guard let reader = DocumentUploadForm.reader(contentType: contentType, maxFileBytes: UInt64(maxBytes)) else {
             return .failure(malformed)
         }
         return .success(DocumentUploadFilter(reader: reader, boundary: boundary))
@@ -65,9 +60,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
     /// Starlette's test: the media type before any `;`, lower-cased and trimmed, is
     /// `multipart/form-data` (anything else is read as no form at all).
     static func isFormData(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        return String(mediaType.drop(while: isBlank).reversed().drop(while: isBlank).reversed()).lowercased() == "multipart/form-data"
+        NativeContract.mediaType(of: contentType) == "multipart/form-data"
     }
 
     var upstreamContentType: String? { writer.contentType }
@@ -119,7 +112,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
             }
             hasFile = true
             let filename = DocumentMetadata.sanitizedFilename(head.preferredFilename ?? "")
-            output.append(contentsOf: writer.beginFile(name: "file", filename: filename, contentType: head.contentType))
+            output.append(contentsOf: writer.beginFile(name: DocumentUploadForm.fileFieldName, filename: filename, contentType: head.contentType))
             if hasDeviceID { isCommitted = true }
         case .fileContent(let bytes):
             output.append(contentsOf: bytes)

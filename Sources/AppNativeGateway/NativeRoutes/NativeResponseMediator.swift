@@ -39,13 +39,15 @@ final class NativeResponseMediator: ResponseMediator {
     }
 
     private func success(body: [UInt8], headers: HTTPHeaders) -> MediatedAnswer {
-        switch route.shape {
-        case .event:
-            return route == .liveActivities ? NativeAnswers.noContent : NativeAnswers.ok
-        case .document:
+        switch route.contract.answer {
+        case .ok:
+            return NativeAnswers.ok
+        case .noContent:
+            return NativeAnswers.noContent
+        case .documentReceipt:
             return .json(status: 200, NativeContract.documentAnswer(upstreamBody: body, contentType: headers.first("Content-Type")))
-        case .feed:
-            guard let feed = NativeContract.feed(route, upstreamBody: body) else {
+        case .feed(_, let validate):
+            guard let feed = NativeContract.feed(upstreamBody: body, validate: validate) else {
                 return invalid("the upstream's feed is not a valid \(route.rawValue) feed")
             }
             for dropped in feed.dropped {
@@ -56,8 +58,8 @@ final class NativeResponseMediator: ResponseMediator {
                 ])
             }
             return .json(status: 200, feed.document)
-        case .result:
-            switch NativeContract.result(route, upstreamBody: body) {
+        case .result(_, _, let empty, let validate):
+            switch NativeContract.result(upstreamBody: body, empty: empty, validate: validate) {
             case .success(let document):
                 return .json(status: 200, document)
             case .failure(let problem):

@@ -9,7 +9,8 @@ import AppNativeServer
 /// (body filter, answer mediator, upstream) that serves it through the proxy.
 final class NativeRouter {
     private let configuration: NativeRoutesConfiguration
-    private let metrics: NativeRouteMetrics
+    /// Counted by the handler as it renders a decision, and by the filters and mediators.
+    let metrics: NativeRouteMetrics
     private let logger: Logger
     /// This loop's pools for routes with their own URL.
     private let pools: [NativeRoute: UpstreamPool]
@@ -37,54 +38,51 @@ final class NativeRouter {
         guard enabled, path.hasPrefix(configuration.prefix) else { return .none }
         let suffix = path.dropFirst(configuration.prefix.count)
         guard let route = NativeRoute.allCases.first(where: { $0.pathSuffix == suffix }) else { return .none }
-        if route.method == method || (route.method == "GET" && method == "HEAD") { return .route(route) }
-        return .wrongMethod(allowed: route.method)
+        return route.accepts(method) ? .route(route) : .wrongMethod(allowed: route.method)
     }
 
-    /// How `exchange` on `route` is served: its filter, mediator and upstream.
-    func mediation(for route: NativeRoute, exchange: HTTPExchange, requestID: String) -> (ExchangeMediation, UpstreamPool?)? {
-        metrics.request(route)
+    /// How a native route's exchange is served; the handler renders it.
+    enum Decision {
+        /// Through the proxy with `mediation` (its body filter, answer mediator and target), on
+        /// the route's own upstream when it has one (`nil`: the served route's upstream).
+        case serve(ExchangeMediation, UpstreamPool?)
+        /// Answered by the gateway before the upstream sees anything: a body the contract refuses
+        /// from its head alone (too large, missing, not a form). Counted as a rejection.
+        case refuse(MediatedAnswer)
+    }
+
+    /// How `exchange` on `route` is served, judged from the route's contract and the request head.
+    func mediation(for route: NativeRoute, exchange: HTTPExchange, requestID: String) -> Decision {
         var mediation = ExchangeMediation()
         mediation.response = NativeResponseMediator(
             route: route, maxBytes: configuration.upstreamAnswerMaxBytes, metrics: metrics, logger: logger, requestID: requestID
         )
-        switch route.shape {
-        case .event, .result:
+        switch route.contract.request {
+        case .json(let model, _):
             let maxBytes = configuration.jsonMaxBytes
             if case .contentLength(let length) = exchange.framing, length > UInt64(maxBytes) {
-                refuse(exchange, route, NativeAnswers.detail(413, "Request body too large"))
-                return nil
+                return .refuse(NativeAnswers.detail(413, "Request body too large"))
             }
             guard exchange.hasRequestBody else {
-                if case .failure(let refusal) = NativeContract.forwardedRequest(route, body: []) {
-                    refuse(exchange, route, refusal)
-                } else {
-                    refuse(exchange, route, NativeAnswers.detail(422, "Request body required"))
-                }
-                return nil
+                if case .failure(let refusal) = NativeContract.forwardedRequest(model, body: []) { return .refuse(refusal) }
+                return .refuse(NativeAnswers.detail(422, "Request body required"))
             }
             let metrics = metrics
             // As the reference: a body not sent as JSON is read (up to the cap) and refused whole.
             let isJSON = NativeContract.isJSONMediaType(exchange.request.headers.first("Content-Type"))
             mediation.requestBody = JSONEventFilter(maxBytes: maxBytes) { body in
-                let forwarded = isJSON ? NativeContract.forwardedRequest(route, body: body) : .failure(NativeContract.notJSON(body: body))
+                let forwarded = isJSON ? NativeContract.forwardedRequest(model, body: body) : .failure(NativeContract.notJSON(body: body))
                 if case .failure(let refusal) = forwarded { metrics.rejected(route, status: refusal.status) }
                 return forwarded
             }
         case .document:
-            guard exchange.hasRequestBody else {
-                // No form at all: the fields the contract requires are missing.
-                refuse(exchange, route, DocumentUploadFilter.notMultipart)
-                return nil
-            }
+            // No form at all: the fields the contract requires are missing.
+            guard exchange.hasRequestBody else { return .refuse(DocumentUploadFilter.notMultipart) }
             switch DocumentUploadFilter.make(
                 contentType: exchange.request.headers.first("Content-Type"), maxBytes: configuration.documentMaxBytes)
             {
-            case .success(let filter):
-                mediation.requestBody = filter
-            case .failure(let refusal):
-                refuse(exchange, route, refusal)
-                return nil
+            case .success(let filter): mediation.requestBody = filter
+            case .failure(let refusal): return .refuse(refusal)
             }
         case .feed:
             break
@@ -96,12 +94,7 @@ final class NativeRouter {
             let query = target.firstIndex(of: "?").map { String(target[$0...]) } ?? ""
             mediation.upstreamTarget = own.path + query
         }
-        return (mediation, pool)
-    }
-
-    private func refuse(_ exchange: HTTPExchange, _ route: NativeRoute, _ answer: MediatedAnswer) {
-        metrics.rejected(route, status: answer.status)
-        exchange.respond(status: answer.status, headers: answer.headers, body: answer.body)
+        return .serve(mediation, pool)
     }
 }
 

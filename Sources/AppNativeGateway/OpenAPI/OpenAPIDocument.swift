@@ -132,61 +132,32 @@ enum OpenAPIDocument {
     ]
 
     private static func operation(_ route: NativeRoute) -> JSONValue {
-        var object: [(String, JSONValue)] = [("summary", .string(summary(route))), ("security", authenticated)]
+        let contract = route.contract
+        var object: [(String, JSONValue)] = [("summary", .string(contract.summary)), ("security", authenticated)]
         var own: [(String, JSONValue)] = []
-        switch route {
-        case .widgets, .approvals:
+        switch contract.answer {
+        case .ok: own.append(("200", json(ref("Ok"), "Recorded.")))
+        case .noContent: own.append(("204", ["description": "Recorded."]))
+        case .feed(let schema, _): own.append(("200", json(ref(schema), "The feed (invalid entries dropped).")))
+        case .result(let schema, let description, _, _): own.append(("200", json(ref(schema), description)))
+        case .documentReceipt: own.append(("200", json(ref("DocumentAccepted"), "Stored; `id` when the upstream returned a reference.")))
+        }
+        switch contract.request {
+        case .feed:
             object.append(("parameters", [["name": "device_id", "in": "query", "required": false, "schema": ["type": "string"]]]))
-            own.append(("200", json(ref(route == .widgets ? "WidgetFeed" : "ApprovalFeed"), "The feed (invalid entries dropped).")))
-        case .documents:
+        case .document:
             object.append(("requestBody", ["required": true, "content": ["multipart/form-data": ["schema": ref("DocumentUpload")]]]))
-            own.append(("200", json(ref("DocumentAccepted"), "Stored; `id` when the upstream returned a reference.")))
             own.append(("400", detail("The multipart body is malformed.")))
             own.append(("413", detail("Larger than DOCUMENT_MAX_BYTES.")))
             own.append(validation)
-        default:
-            object.append(("requestBody", ["required": true, "content": ["application/json": ["schema": ref(requestSchema(route))]]]))
-            switch route {
-            case .liveActivities: own.append(("204", ["description": "Recorded."]))
-            case .widgetActions: own.append(("200", json(ref("WidgetActionResult"), "The result.")))
-            case .widgetOptions: own.append(("200", json(ref("WidgetOptionsResult"), "The options.")))
-            case .approvalDecisions: own.append(("200", json(ref("ApprovalDecisionResult"), "The result.")))
-            default: own.append(("200", json(ref("Ok"), "Recorded.")))
-            }
+        case .json(_, let schema):
+            object.append(("requestBody", ["required": true, "content": ["application/json": ["schema": ref(schema)]]]))
             own.append(("413", detail("Larger than NATIVE_MAX_JSON_BYTES.")))
             own.append(validation)
         }
         own.append(("405", detail("Wrong method for this path.")))
         object.append(("responses", responses(own + upstreamFailures)))
         return .object(JSONObject(object))
-    }
-
-    private static func summary(_ route: NativeRoute) -> String {
-        switch route {
-        case .devices: "Device and push-token registration (absent keeps, null clears, a value sets)."
-        case .locations: "A location update."
-        case .documents: "A document upload, streamed to the upstream."
-        case .notificationActions: "A notification button was tapped."
-        case .widgets: "The dashboard widget feed."
-        case .widgetActions: "A widget button or form was submitted."
-        case .widgetOptions: "Option lookup for a search or remote select field."
-        case .approvals: "The pending approvals feed."
-        case .approvalDecisions: "An approval was approved or rejected."
-        case .liveActivities: "A Live Activity token or end event."
-        }
-    }
-
-    private static func requestSchema(_ route: NativeRoute) -> String {
-        switch route {
-        case .devices: "DeviceRegistration"
-        case .locations: "LocationUpdate"
-        case .notificationActions: "NotificationActionReceived"
-        case .widgetActions: "WidgetActionReceived"
-        case .widgetOptions: "WidgetOptionsRequest"
-        case .approvalDecisions: "ApprovalDecisionReceived"
-        case .liveActivities: "LiveActivityTokenReceived"
-        case .documents, .widgets, .approvals: preconditionFailure("no JSON request body")
-        }
     }
 
     // MARK: Schemas

@@ -379,7 +379,16 @@ final class GatewayHandler: HTTPExchangeHandler {
     private func serveNative(_ nativeRoute: NativeRoute, _ exchange: HTTPExchange, identityHeaders: HTTPHeaders, route: ServedRoute) {
         let requestID = RequestID.resolve(from: exchange.request.headers)
         exchange.logFields["native.route"] = nativeRoute.rawValue
-        guard let (mediation, ownPool) = native.mediation(for: nativeRoute, exchange: exchange, requestID: requestID) else { return }
+        native.metrics.request(nativeRoute)
+        let mediation: ExchangeMediation, ownPool: UpstreamPool?
+        switch native.mediation(for: nativeRoute, exchange: exchange, requestID: requestID) {
+        case .serve(let served, let pool):
+            (mediation, ownPool) = (served, pool)
+        case .refuse(let answer):
+            native.metrics.rejected(nativeRoute, status: answer.status)
+            exchange.respond(status: answer.status, headers: answer.headers, body: answer.body)
+            return
+        }
         let (pool, alternates) = ownPool.map { ($0, []) } ?? route.nextPools()
         proxy.forward(
             exchange,

@@ -4,7 +4,9 @@ public import AppNativeJSON
 /// (`contract/routes.md` §2.8): `{"ok":true}` or `{"ok":true,"id":<ref>}`.
 ///
 /// The page receives this `id` for `kind="form"` uploads (else it falls back to the
-/// `upload_id`), so only values that can serve as a reference are echoed.
+/// `upload_id`), so only values that can serve as a reference are echoed. The one definition of
+/// the rule: `NativeRoutes` applies it to a Swift callback's value, the gateway to its upstream's
+/// answer.
 public enum DocumentReceipt: Sendable {
     /// The response body for a callback result.
     ///
