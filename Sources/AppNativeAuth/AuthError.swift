@@ -87,10 +87,14 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public let reason: String
     public let file: String
     public let line: Int
+    /// For a `configuration` error: the setting (environment variable) at fault, so a caller
+    /// reports it by name without reading `reason`.
+    public let setting: String?
 
-    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
+    public init(_ code: Code, _ reason: String, setting: String? = nil, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
+        self.setting = setting
         self.file = file
         self.line = line
     }

@@ -20,7 +20,7 @@ public enum ClockSkewLeeway: Sendable {
         let text = environment[variable].map { $0.trimmingWhitespace() } ?? ""
         guard !text.isEmpty else { return defaultValue }
         guard let seconds = Int64(text), seconds >= 0, seconds <= maximum.components.seconds else {
-            throw AuthError(.configuration, "\(variable) must be whole seconds from 0 to \(maximum.components.seconds)")
+            throw AuthError(.configuration, "\(variable) must be whole seconds from 0 to \(maximum.components.seconds)", setting: variable)
         }
         return .seconds(seconds)
     }

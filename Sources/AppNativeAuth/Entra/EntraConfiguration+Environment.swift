@@ -25,7 +25,8 @@ extension EntraConfiguration {
         let jwksURL = environment["ENTRA_JWKS_URL"].map { $0.trimmingWhitespace() }.flatMap { $0.isEmpty ? nil : $0 }
         let notConfigured = AuthError(
             .configuration,
-            "Entra sign-in is not configured: set ENTRA_TENANT_ID and ENTRA_AUDIENCE (ID tokens), ENTRA_API_CLIENT_ID (access tokens) or both"
+            "Entra sign-in is not configured: set ENTRA_TENANT_ID and ENTRA_AUDIENCE (ID tokens), ENTRA_API_CLIENT_ID (access tokens) or both",
+            setting: "ENTRA_TENANT_ID"
         )
         guard !tenant.isEmpty, !audiences.isEmpty || !apiClientID.isEmpty else { throw notConfigured }
         let scopesText = environment["ENTRA_REQUIRED_SCOPES"]
@@ -34,14 +35,14 @@ extension EntraConfiguration {
         if apiClientID.isEmpty {
             for (name, value) in [("ENTRA_REQUIRED_SCOPES", scopesText), ("ENTRA_APP_CLIENTS", appClientsText)]
             where !(value?.trimmingWhitespace().isEmpty ?? true) {
-                throw AuthError(.configuration, "\(name) applies to access tokens: it needs ENTRA_API_CLIENT_ID")
+                throw AuthError(.configuration, "\(name) applies to access tokens: it needs ENTRA_API_CLIENT_ID", setting: name)
             }
         } else {
             var scopes = ["access_as_user"]
             if let scopesText, !scopesText.trimmingWhitespace().isEmpty {
                 scopes = commaList(scopesText)
                 guard !scopes.isEmpty else {
-                    throw AuthError(.configuration, "ENTRA_REQUIRED_SCOPES must name at least one scope")
+                    throw AuthError(.configuration, "ENTRA_REQUIRED_SCOPES must name at least one scope", setting: "ENTRA_REQUIRED_SCOPES")
                 }
             }
             accessTokens = try AccessTokenRules(

@@ -30,14 +30,16 @@ public struct EntraConfiguration: Sendable {
             apiClientID: String, requiredScopes: [String] = ["access_as_user"], extraAudiences: [String] = [], appClients: [String] = []
         ) throws(AuthError) {
             let clientID = apiClientID.trimmingWhitespace()
-            guard !clientID.isEmpty else { throw AuthError(.configuration, "API client id must not be blank") }
+            guard !clientID.isEmpty else { throw AuthError(.configuration, "API client id must not be blank", setting: "ENTRA_API_CLIENT_ID") }
             guard !requiredScopes.isEmpty,
                 requiredScopes.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains(where: { $0.properties.isWhitespace }) })
             else {
-                throw AuthError(.configuration, "required scopes (ENTRA_REQUIRED_SCOPES) must be one or more non-blank names without spaces")
+                throw AuthError(
+                    .configuration, "required scopes (ENTRA_REQUIRED_SCOPES) must be one or more non-blank names without spaces",
+                    setting: "ENTRA_REQUIRED_SCOPES")
             }
             guard appClients.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains(where: { $0.properties.isWhitespace }) }) else {
-                throw AuthError(.configuration, "app clients (ENTRA_APP_CLIENTS) must be client ids without spaces")
+                throw AuthError(.configuration, "app clients (ENTRA_APP_CLIENTS) must be client ids without spaces", setting: "ENTRA_APP_CLIENTS")
             }
             self.apiClientID = clientID
             self.requiredScopes = requiredScopes
@@ -119,18 +121,19 @@ public struct EntraConfiguration: Sendable {
     ) throws(AuthError) {
         if let audiences = idTokenAudiences {
             guard !audiences.isEmpty, audiences.allSatisfy({ !$0.trimmingWhitespace().isEmpty }) else {
-                throw AuthError(.configuration, "audience: at least one non-blank audience is required")
+                throw AuthError(.configuration, "audience: at least one non-blank audience is required", setting: "ENTRA_AUDIENCE")
             }
         }
         guard idTokenAudiences != nil || accessTokens != nil else {
-            throw AuthError(.configuration, "Entra sign-in is not configured: accept ID tokens, access tokens or both")
+            throw AuthError(.configuration, "Entra sign-in is not configured: accept ID tokens, access tokens or both", setting: "ENTRA_TENANT_ID")
         }
         if let audiences = idTokenAudiences, let accessTokens,
             let shared = audiences.first(where: accessTokens.audiences.contains)
         {
             throw AuthError(
                 .configuration,
-                "audience \(shared) is both an ID-token audience (ENTRA_AUDIENCE) and one of the API's: a token's kind would be ambiguous"
+                "audience \(shared) is both an ID-token audience (ENTRA_AUDIENCE) and one of the API's: a token's kind would be ambiguous",
+                setting: "ENTRA_AUDIENCE"
             )
         }
         try self.init(
@@ -145,17 +148,20 @@ public struct EntraConfiguration: Sendable {
         guard Self.isTenantGUID(tenantID) else {
             throw AuthError(
                 .configuration,
-                "tenant id must be the tenant GUID (common, organizations, consumers and domain names are refused)"
+                "tenant id must be the tenant GUID (common, organizations, consumers and domain names are refused)",
+                setting: "ENTRA_TENANT_ID"
             )
         }
         guard Self.isHostName(authorityHost) else {
-            throw AuthError(.configuration, "authority host must be a bare host name such as login.microsoftonline.com")
+            throw AuthError(
+                .configuration, "authority host must be a bare host name such as login.microsoftonline.com", setting: "ENTRA_AUTHORITY_HOST")
         }
         if let jwksURL {
             do {
                 try URLPolicy.validateOutbound(url: jwksURL, allowsCleartextOnLoopback: true)
             } catch {
-                throw AuthError(.configuration, "JWKS URL must be https (plain http only for a loopback address): \(error.code)")
+                throw AuthError(
+                    .configuration, "JWKS URL must be https (plain http only for a loopback address): \(error.code)", setting: "ENTRA_JWKS_URL")
             }
         }
         self.tenantID = tenantID.lowercased()

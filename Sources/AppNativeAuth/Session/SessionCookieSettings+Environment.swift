@@ -20,7 +20,8 @@ extension SessionCookieSettings {
         if let text = environment["SESSION_MAX_AGE"], !text.isEmpty {
             let longest = SessionCookieSettings.longestMaxAge.components.seconds
             guard let seconds = Int64(text), seconds > 0, seconds <= longest else {
-                throw AuthError(.configuration, "SESSION_MAX_AGE must be a positive number of seconds, at most \(longest) (400 days)")
+                throw AuthError(
+                    .configuration, "SESSION_MAX_AGE must be a positive number of seconds, at most \(longest) (400 days)", setting: "SESSION_MAX_AGE")
             }
             maxAge = .seconds(seconds)
         } else {
@@ -31,13 +32,13 @@ extension SessionCookieSettings {
             isSecure = try BooleanSetting.read("SESSION_SECURE", from: environment, default: true)
             acceptsReferenceCookies = try BooleanSetting.read(referenceCookiesVariable, from: environment, default: false)
         } catch {
-            throw AuthError(.configuration, error.description)
+            throw AuthError(.configuration, error.description, setting: error.setting)
         }
         let sameSite: SameSite
         switch environment["SESSION_SAME_SITE"]?.lowercased() {
         case nil, "", "lax": sameSite = .lax
         case "strict": sameSite = .strict
-        default: throw AuthError(.configuration, "SESSION_SAME_SITE must be lax or strict")
+        default: throw AuthError(.configuration, "SESSION_SAME_SITE must be lax or strict", setting: "SESSION_SAME_SITE")
         }
         let audience = try audience(fromEnvironment: environment)
         do {
@@ -51,7 +52,7 @@ extension SessionCookieSettings {
                 sameSite: sameSite
             )
         } catch {
-            throw AuthError(.configuration, "SESSION_*: \(error.reason)")
+            throw AuthError(.configuration, "SESSION_*: \(error.reason)", setting: error.setting ?? "SESSION_SECRET")
         }
     }
 
@@ -78,13 +79,15 @@ extension SessionCookieSettings {
         }
         let apiClientID = environment["ENTRA_API_CLIENT_ID"]?.trimmingWhitespace() ?? ""
         var applications = apiClientID.isEmpty ? EntraConfiguration.commaList(environment["ENTRA_AUDIENCE"]) : [apiClientID]
-        guard !applications.isEmpty else { throw AuthError(.configuration, undeterminedAudience) }
+        guard !applications.isEmpty else { throw AuthError(.configuration, undeterminedAudience, setting: audienceVariable) }
         if let webApp = environment["ENTRA_CLIENT_ID"]?.trimmingWhitespace(), !webApp.isEmpty { applications.append(webApp) }
         let derived = "appnative:" + Set(applications).sorted().joined(separator: ",")
         do {
             try validate(audience: derived)
         } catch {
-            throw AuthError(.configuration, "\(audienceVariable): the value derived from the Entra client ids is not usable (\(error.reason)); set it")
+            throw AuthError(
+                .configuration, "\(audienceVariable): the value derived from the Entra client ids is not usable (\(error.reason)); set it",
+                setting: audienceVariable)
         }
         return derived
     }

@@ -53,25 +53,29 @@ public struct SessionCookieSettings: Sendable {
         isSecure: Bool = true,
         sameSite: SameSite = .lax
     ) throws(AuthError) {
-        guard !secrets.isEmpty else { throw AuthError(.configuration, "session secret is required") }
-        guard secrets.allSatisfy({ $0.count >= 32 }) else {
-            throw AuthError(.configuration, "session secret must be at least 32 bytes")
+        guard !secrets.isEmpty else { throw AuthError(.configuration, "session secret is required", setting: "SESSION_SECRET") }
+        if let short = secrets.firstIndex(where: { $0.count < 32 }) {
+            // The first signs (`SESSION_SECRET`); the others are only accepted (`SESSION_SECRET_PREVIOUS`).
+            throw AuthError(.configuration, "session secret must be at least 32 bytes", setting: short == 0 ? "SESSION_SECRET" : "SESSION_SECRET_PREVIOUS")
         }
         try Self.validate(audience: audience)
-        guard maxAge > .zero else { throw AuthError(.configuration, "session max age must be positive") }
+        guard maxAge > .zero else { throw AuthError(.configuration, "session max age must be positive", setting: "SESSION_MAX_AGE") }
         guard maxAge <= Self.longestMaxAge else {
-            throw AuthError(.configuration, "session max age must be at most \(Self.longestMaxAge.components.seconds) seconds (400 days)")
+            throw AuthError(
+                .configuration, "session max age must be at most \(Self.longestMaxAge.components.seconds) seconds (400 days)", setting: "SESSION_MAX_AGE")
         }
-        guard Self.isToken(name) else { throw AuthError(.configuration, "session cookie name is not a valid cookie name") }
+        guard Self.isToken(name) else {
+            throw AuthError(.configuration, "session cookie name is not a valid cookie name", setting: "SESSION_COOKIE_NAME")
+        }
         if name.hasPrefix("__Host-") && !isSecure {
-            throw AuthError(.configuration, "a __Host- cookie name requires secure cookies")
+            throw AuthError(.configuration, "a __Host- cookie name requires secure cookies", setting: "SESSION_COOKIE_NAME")
         }
         var keys = [HMACSHA256]()
         for secret in secrets {
             do {
                 keys.append(try HMACSHA256(key: secret))
             } catch {
-                throw AuthError(.configuration, "session secret rejected: \(error.code)")
+                throw AuthError(.configuration, "session secret rejected: \(error.code)", setting: "SESSION_SECRET")
             }
         }
         self.keys = keys
@@ -92,10 +96,12 @@ public struct SessionCookieSettings: Sendable {
         else {
             throw AuthError(
                 .configuration,
-                "session audience (SESSION_AUDIENCE) must be 1 to \(longestAudience) visible ASCII characters")
+                "session audience (SESSION_AUDIENCE) must be 1 to \(longestAudience) visible ASCII characters", setting: audienceVariable)
         }
         guard audience != SessionCookieCodec.audience else {
-            throw AuthError(.configuration, "session audience (SESSION_AUDIENCE) must name this deployment, not be the reference's constant")
+            throw AuthError(
+                .configuration, "session audience (SESSION_AUDIENCE) must name this deployment, not be the reference's constant",
+                setting: audienceVariable)
         }
     }
 

@@ -237,7 +237,12 @@ public struct GatewayConfiguration: Sendable {
         let push = PushAPIConfiguration.read(&reader)
         let tracing = TracingConfiguration.read(&reader)
         for name in secretFiles.files.keys { reader.attribute(name, to: secretFiles.attributed(name)) }
+        if identity == nil, reader.problems.isEmpty {
+            // `IdentityConfiguration.read` reports why it has none; this only keeps that promise checked.
+            reader.report("ENTRA_TENANT_ID", "Entra sign-in is not configured")
+        }
         try reader.finish()
+        guard let identity else { throw ConfigurationError(problems: [.init(variable: "ENTRA_TENANT_ID", message: "Entra sign-in is not configured")]) }
         return GatewayConfiguration(
             server: server,
             adminAddress: admin,
@@ -249,7 +254,7 @@ public struct GatewayConfiguration: Sendable {
             passesMethodOverride: passesMethodOverride,
             shutdownGracePeriod: grace,
             isAccessLogEnabled: accessLog,
-            identity: identity!,
+            identity: identity,
             native: native,
             appSiteAssociation: appSiteAssociation,
             push: push,
@@ -291,7 +296,7 @@ public struct IdentityConfiguration: Sendable {
         do {
             entra = try EntraConfiguration.fromEnvironment(reader.environment)
         } catch {
-            reader.report(Self.variable(in: error.reason, default: "ENTRA_TENANT_ID"), error.reason)
+            reader.report(error.setting ?? "ENTRA_TENANT_ID", error.reason)
         }
         var session: SessionCookieSettings?
         do {
@@ -299,7 +304,7 @@ public struct IdentityConfiguration: Sendable {
         } catch where entra == nil && error.reason == SessionCookieSettings.undeterminedAudience {
             // Nothing names the deployment because Entra is not configured: reported once, above.
         } catch {
-            reader.report(Self.variable(in: error.reason, default: "SESSION_SECRET"), error.reason)
+            reader.report(error.setting ?? "SESSION_SECRET", error.reason)
         }
         var profile = IdentityHeaders.Profile.gateway
         if let text = reader.string("IDENTITY_HEADERS") {
@@ -335,10 +340,11 @@ public struct IdentityConfiguration: Sendable {
         }
         var allowTTL = Duration.seconds(60), denyTTL = Duration.seconds(10)
         if let text = reader.string("AUTHORIZE_CACHE_SECONDS") {
-            let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            if parts.count >= 1, parts.count <= 2, parts.allSatisfy({ ($0 ?? -1) >= 0 }) {
-                allowTTL = .seconds(parts[0]!)
-                denyTTL = .seconds(parts.count == 2 ? parts[1]! : parts[0]!)
+            let parts = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 >= 0 }
+            let fields = text.split(separator: ",", omittingEmptySubsequences: false).count
+            if let allow = parts.first, parts.count == fields, fields <= 2 {
+                allowTTL = .seconds(allow)
+                denyTTL = .seconds(parts.last ?? allow)
             } else {
                 reader.report("AUTHORIZE_CACHE_SECONDS", "must be `allow[,deny]` in whole seconds, got \(text.debugDescription)")
             }
@@ -361,45 +367,39 @@ public struct IdentityConfiguration: Sendable {
         var prefix = reader.string("AUTH_PATH_PREFIX") ?? "/.auth/"
         if !prefix.hasPrefix("/") { reader.report("AUTH_PATH_PREFIX", "must start with /") }
         if !prefix.hasSuffix("/") { prefix += "/" }
-        let configuration = IdentityConfiguration(
-            entra: entra ?? Self.placeholderEntra,
+        // Every setting is read (and its problems reported) before a missing Entra configuration
+        // ends the reading: `config check` lists them all at once.
+        let tokenCacheSize = reader.integer("TOKEN_CACHE_SIZE", default: 10_000, in: 0...10_000_000)
+        let passesAuthorization = reader.boolean("PASS_AUTHORIZATION", default: false)
+        let assertionAudience = reader.string("ASSERTION_AUDIENCE") ?? "app-native-upstream"
+        let publicPathPrefixes = reader.list("PUBLIC_PATHS")
+        let allowedOrigins = reader.list("ALLOWED_ORIGINS").map { $0.lowercased() }
+        let browserSignIn = BrowserSignInConfiguration.read(&reader, entra: entra)
+        let graphGroups = GraphGroupsConfiguration.read(&reader, entra: entra)
+        guard let entra else { return nil }
+        return IdentityConfiguration(
+            entra: entra,
             jwksFetcher: nil,
             session: session,
-            tokenCacheSize: reader.integer("TOKEN_CACHE_SIZE", default: 10_000, in: 0...10_000_000),
+            tokenCacheSize: tokenCacheSize,
             profile: profile,
-            passesAuthorization: reader.boolean("PASS_AUTHORIZATION", default: false),
+            passesAuthorization: passesAuthorization,
             assertionKeys: keys,
-            assertionAudience: reader.string("ASSERTION_AUDIENCE") ?? "app-native-upstream",
-            publicPathPrefixes: reader.list("PUBLIC_PATHS"),
+            assertionAudience: assertionAudience,
+            publicPathPrefixes: publicPathPrefixes,
             authPathPrefix: prefix,
-            allowedOrigins: reader.list("ALLOWED_ORIGINS").map { $0.lowercased() },
+            allowedOrigins: allowedOrigins,
             credentialExpiryGrace: grace,
             accessPolicy: policy,
             accessPolicyFile: policy == nil ? nil : reader.string("ACCESS_POLICY_FILE"),
             authorizeURL: authorizeURL,
             authorizeAllowTTL: allowTTL,
             authorizeDenyTTL: denyTTL,
-            browserSignIn: BrowserSignInConfiguration.read(&reader, entra: entra),
-            graphGroups: GraphGroupsConfiguration.read(&reader, entra: entra)
+            browserSignIn: browserSignIn,
+            graphGroups: graphGroups
         )
-        return entra == nil ? nil : configuration
     }
 
-    /// Never used: only stands in while a configuration error is being reported.
-    private static let placeholderEntra = try! EntraConfiguration(tenantID: "00000000-0000-4000-8000-000000000000", audiences: ["-"])
-
-    static func variable(in message: String, default fallback: String) -> String {
-        if message.contains("not configured") { return "ENTRA_TENANT_ID" }
-        if message.contains(ClockSkewLeeway.variable) { return ClockSkewLeeway.variable }
-        let names = ["ENTRA_REQUIRED_SCOPES", "ENTRA_APP_CLIENTS", "ENTRA_API_CLIENT_ID", "ENTRA_AUDIENCE", "ENTRA_ALLOWED_AUDIENCES", "ENTRA_AUTHORITY_HOST", "ENTRA_JWKS_URL",
-                     "ENTRA_TENANT_ID", "SESSION_SECRET_PREVIOUS", "SESSION_SECRET", "SESSION_COOKIE_NAME", "SESSION_MAX_AGE",
-                     "SESSION_SECURE", "SESSION_SAME_SITE", "SESSION_AUDIENCE", "SESSION_ACCEPT_REFERENCE_COOKIES"]
-        if let named = names.first(where: { message.contains($0) }) { return named }
-        if message.contains("JWKS URL") { return "ENTRA_JWKS_URL" }
-        if message.contains("authority host") { return "ENTRA_AUTHORITY_HOST" }
-        if message.contains("audience") { return "ENTRA_AUDIENCE" }
-        return fallback
-    }
 
     /// The P-256 private keys of `ASSERTION_KEYS` (PEM blocks; literal `\\n` pairs are newlines).
     ///

@@ -59,7 +59,7 @@ struct IdentitySecretFiles {
         do {
             settings = try SessionCookieSettings.fromEnvironment(environment)
         } catch {
-            throw .init(variable: IdentityConfiguration.variable(in: error.reason, default: "SESSION_SECRET"), message: error.reason)
+            throw .init(variable: error.setting ?? "SESSION_SECRET", message: error.reason)
         }
         guard let settings else { throw .init(variable: "SESSION_SECRET", message: "is empty") }
         return SessionCookieCodec(settings: settings, tenantID: tenantID)
