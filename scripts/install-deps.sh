@@ -4,8 +4,8 @@
 set -euo pipefail
 
 packages=(
-  # build: OpenSSL and libcurl through system-library targets
-  libssl-dev libcurl4-openssl-dev pkg-config
+  # build: OpenSSL, libcurl and libnghttp2 through system-library targets
+  libssl-dev libcurl4-openssl-dev libnghttp2-dev pkg-config
   # tools the tests and dev setup call
   openssl ca-certificates curl python3
   # scripts/validate-deploy.sh: a venv for the PyPI validators (kubernetes-validate, checkov, hadolint)
@@ -14,7 +14,7 @@ packages=(
   python3-jwt python3-cryptography python3-h2 python3-websockets
   # real peers of the integration tests and benchmarks
   nginx-light wrk caddy curl haproxy apache2-bin libapache2-mod-auth-openidc procps
-  # Benchmarks/apns.sh: h2load posts to the fake APNs server (its ceiling)
+  # HTTP/2 clients of the integration tests (nghttp, h2load) and Benchmarks/apns.sh's h2load
   nghttp2-client
   # Tests/Peers/browser_suite.py: headless Chromium (driven by Playwright) and a font for its pages
   chromium fonts-dejavu-core

@@ -62,6 +62,7 @@ final class ServerShared: Sendable {
     let rejectedConnections: Counter
     let parseErrors: Counter
     let timeouts: Counter
+    let http2Connections: Counter
 
     init(metrics: MetricsRegistry) {
         openConnections = metrics.gauge("http.connections.open", help: "Open client connections")
@@ -72,5 +73,6 @@ final class ServerShared: Sendable {
         )
         parseErrors = metrics.counter("http.errors", labels: ["cause": "bad_request"], help: "Errors by cause")
         timeouts = metrics.counter("http.errors", labels: ["cause": "client_timeout"], help: "Errors by cause")
+        http2Connections = metrics.counter("http.connections.http2", help: "Client connections that chose HTTP/2")
     }
 }
