@@ -8,12 +8,17 @@ import Glibc
 public final class AccessLog: Sendable {
     private let isEnabled: Bool
     private let requests: [Counter]
+    /// Requests by the protocol they came over: HTTP/1.x, then HTTP/2.
+    private let requestsByProtocol: [Counter]
     private let duration: Histogram
     private let upstreamDuration: Histogram
 
     public init(enabled: Bool, metrics: MetricsRegistry) {
         isEnabled = enabled
         requests = (1...5).map { metrics.counter("http.requests", labels: ["status": "\($0)xx"], help: "Requests by status class") }
+        requestsByProtocol = ["http/1.1", "h2"].map {
+            metrics.counter("http.requests.protocol", labels: ["protocol": $0], help: "Requests by protocol (http/1.1 counts HTTP/1.0 too)")
+        }
         let bounds = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
         duration = metrics.histogram("http.request.duration_seconds", upperBounds: bounds, help: "Request duration")
         upstreamDuration = metrics.histogram("upstream.duration_seconds", upperBounds: bounds, help: "Time to the upstream's response head")
@@ -23,6 +28,8 @@ public final class AccessLog: Sendable {
         let elapsed = Double(exchange.loop.nowNanoseconds - exchange.startedAt) / 1e9
         let status = exchange.responseStatus
         if (100...599).contains(status) { requests[status / 100 - 1].increment() }
+        let isHTTP2 = exchange.request.version.major == 2
+        requestsByProtocol[isHTTP2 ? 1 : 0].increment()
         duration.observe(elapsed)
         if let upstreamNanoseconds, upstreamNanoseconds > 0 { upstreamDuration.observe(Double(upstreamNanoseconds) / 1e9) }
         guard isEnabled else { return }
@@ -35,6 +42,7 @@ public final class AccessLog: Sendable {
         line += ",\"path\":"
         LogLine.appendQuoted(path, to: &line)
         line += ",\"status\":\(status),\"bytes\":\(exchange.responseBodyBytes)"
+        if isHTTP2 { line += ",\"protocol\":\"h2\"" }
         // A response cut short (upstream failure, client gone) says so: the status alone would
         // claim an answer the client did not get whole.
         if status != 0 && !exchange.isResponseComplete { line += ",\"complete\":false" }

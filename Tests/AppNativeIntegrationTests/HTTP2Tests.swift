@@ -76,6 +76,11 @@ struct HTTP2Tests {
         #expect(big.stdout == "200 5000000", "\(big.stdout) \(big.stderr)")
         let stream = try await Self.curl(["--http2-prior-knowledge", base + "/sse-short"])
         #expect(stream.code == "200" && stream.body.contains("data: one"), "\(stream)")
+
+        // The metrics tell the protocols apart.
+        let metrics = try await ProcessRunner.run("/usr/bin/curl", ["-sS", "http://127.0.0.1:\(fixture.gateway.adminPort)/metrics"])
+        #expect(metrics.stdout.contains("appnative_http_requests_protocol_total{protocol=\"h2\"}") || metrics.stdout.contains("appnative_http_requests_protocol{protocol=\"h2\"}"), "\(metrics.stdout.prefix(400))")
+        #expect(metrics.stdout.contains("appnative_http_connections_http2"))
     }
 
     @Test("TLS: ALPN selects h2 for curl, nghttp and h2load; http/1.1 stays available")
