@@ -21,7 +21,10 @@ public struct HTTP2Settings: Sendable, Hashable {
     /// Streams a client may reset: a burst, then this many per second (rapid reset,
     /// CVE-2023-44487); beyond it the connection ends with GOAWAY.
     public var resetBurst: Int = 1000
+    /// The rate at which the reset allowance refills after the burst.
     public var resetsPerSecond: Int = 33
 
+    /// The defaults: 100 streams, 64 KiB stream windows, a 1 MiB connection window, 64 KiB of
+    /// response buffering per stream and 512 KiB per connection.
     public init() {}
 }

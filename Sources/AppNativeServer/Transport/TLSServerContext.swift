@@ -18,7 +18,12 @@ public final class TLSServerContext: Sendable {
         public let description: String
     }
 
-    public init(certificateFile: String, keyFile: String, offersHTTP2: Bool = false) throws(LoadError) {
+    /// - Parameters:
+    ///   - certificateFile: PEM certificate chain.
+    ///   - keyFile: PEM private key matching it.
+    ///   - offersHTTP2: ALPN offers `h2` before `http/1.1` (RFC 7301, RFC 9113 §3.2).
+    /// - Throws: `LoadError` naming the file that could not be used.
+        public init(certificateFile: String, keyFile: String, offersHTTP2: Bool = false) throws(LoadError) {
         self.certificateFile = certificateFile
         self.keyFile = keyFile
         self.offersHTTP2 = offersHTTP2
