@@ -37,6 +37,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // HTTP/2 toward clients: the I/O-free server session of the reference implementation.
+        .systemLibrary(
+            name: "CAppNativeNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
         .target(
             name: "CAppNativeLinux",
             cSettings: [.define("_GNU_SOURCE")]
@@ -49,7 +55,7 @@ let package = Package(
         .target(name: "AppNativeHTTP", dependencies: ["AppNativeCore"]),
         .target(
             name: "AppNativeServer",
-            dependencies: ["AppNativeCore", "AppNativeHTTP", "CAppNativeLinux", "CAppNativeOpenSSL"]
+            dependencies: ["AppNativeCore", "AppNativeHTTP", "CAppNativeLinux", "CAppNativeOpenSSL", "CAppNativeNGHTTP2"]
         ),
         .target(
             name: "AppNativeProxy",
@@ -156,6 +162,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AppNativeGatewayCLITests", dependencies: ["AppNativeGatewayCLI"]),
+        .testTarget(name: "AppNativeServerTests", dependencies: ["AppNativeServer", "AppNativeHTTP", "AppNativeCore"]),
         .testTarget(name: "AppNativeProxyTests", dependencies: ["AppNativeProxy", "AppNativeServer", "AppNativeCore"]),
         .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeJSON", "AppNativeProxy"]),
         .testTarget(

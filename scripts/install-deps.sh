@@ -4,8 +4,8 @@
 set -euo pipefail
 
 packages=(
-  # build: OpenSSL and libcurl through system-library targets
-  libssl-dev libcurl4-openssl-dev pkg-config
+  # build: OpenSSL, libcurl and libnghttp2 through system-library targets
+  libssl-dev libcurl4-openssl-dev libnghttp2-dev pkg-config
   # tools the tests and dev setup call
   openssl ca-certificates curl python3
   # scripts/validate-deploy.sh: a venv for the PyPI validators (kubernetes-validate, checkov, hadolint)
@@ -16,7 +16,7 @@ packages=(
   nginx-light wrk caddy curl haproxy apache2-bin libapache2-mod-auth-openidc procps
   # AssertionExampleTests: the Go and Java examples of docs/identity.md run against the gateway
   golang-go default-jdk-headless
-  # Benchmarks/apns.sh: h2load posts to the fake APNs server (its ceiling)
+  # HTTP/2 clients of the integration tests (nghttp, h2load) and Benchmarks/apns.sh's h2load
   nghttp2-client
   # promtool (Debian ships it in prometheus): `check metrics` on /metrics, `check rules` and
   # `test rules` on deploy/prometheus/ (PrometheusToolTests)

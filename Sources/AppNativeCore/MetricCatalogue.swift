@@ -31,6 +31,11 @@ public enum MetricCatalogue: Sendable {
     public static let httpRequests = MetricDescriptor.counter(
         "appnative_http_requests_total", help: "Requests by status class",
         labels: [.init("status", "`1xx`, `2xx`, `3xx`, `4xx`, `5xx`")])
+    public static let httpRequestsByProtocol = MetricDescriptor.counter(
+        "appnative_http_protocol_requests_total", help: "Requests by protocol",
+        labels: [.init("protocol", "`http/1.1` (HTTP/1.0 included), `h2`")])
+    public static let httpConnectionsHTTP2 = MetricDescriptor.counter(
+        "appnative_http_connections_http2_total", help: "Client connections that chose HTTP/2 (ALPN or the cleartext preface)")
     public static let httpRequestDuration = MetricDescriptor.histogram(
         "appnative_http_request_duration_seconds", upperBounds: requestBounds,
         help: "Request duration, from the request head to the end of the response")
@@ -207,7 +212,7 @@ public enum MetricCatalogue: Sendable {
     public static let all: [MetricDescriptor] = [
         buildInfo,
         httpConnectionsOpen, httpConnectionsLimit, httpConnectionsAccepted, httpConnectionsRejected,
-        httpRequests, httpRequestDuration, httpErrors,
+        httpRequests, httpRequestsByProtocol, httpConnectionsHTTP2, httpRequestDuration, httpErrors,
         upstreamResponses, upstreamDuration, upstreamPoolOpen, upstreamPoolIdle, upstreamConnects, upstreamReuses, upstreamRetired,
         upstreamAddresses, upstreamEjections, upstreamDNSFailures,
         tlsCertificateExpiry, configReloads,

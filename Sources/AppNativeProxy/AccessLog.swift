@@ -8,6 +8,8 @@ import Glibc
 public final class AccessLog: Sendable {
     private let isEnabled: Bool
     private let requests: [Counter]
+    /// Requests by the protocol they came over: HTTP/1.x, then HTTP/2.
+    private let requestsByProtocol: [Counter]
     private let duration: Histogram
     private let upstreamDuration: Histogram
 
@@ -16,6 +18,7 @@ public final class AccessLog: Sendable {
         requests = (1...5).map { metrics.counter(MetricCatalogue.httpRequests, labels: ["status": "\($0)xx"]) }
         duration = metrics.histogram(MetricCatalogue.httpRequestDuration)
         upstreamDuration = metrics.histogram(MetricCatalogue.upstreamDuration)
+        requestsByProtocol = ["http/1.1", "h2"].map { metrics.counter(MetricCatalogue.httpRequestsByProtocol, labels: ["protocol": $0]) }
     }
 
     /// - Parameter traceID: the W3C trace id of the request (continued or started by the gateway);
@@ -27,6 +30,8 @@ public final class AccessLog: Sendable {
         let elapsed = Double(exchange.loop.nowNanoseconds - exchange.startedAt) / 1e9
         let status = exchange.responseStatus
         if (100...599).contains(status) { requests[status / 100 - 1].increment() }
+        let isHTTP2 = exchange.request.version.major == 2
+        requestsByProtocol[isHTTP2 ? 1 : 0].increment()
         duration.observe(elapsed)
         if let upstreamNanoseconds, upstreamNanoseconds > 0 { upstreamDuration.observe(Double(upstreamNanoseconds) / 1e9) }
         guard isEnabled else { return }
@@ -43,6 +48,7 @@ public final class AccessLog: Sendable {
         line += ",\"path\":"
         LogLine.appendQuoted(path, to: &line)
         line += ",\"status\":\(status),\"bytes\":\(exchange.responseBodyBytes)"
+        if isHTTP2 { line += ",\"protocol\":\"h2\"" }
         // A response cut short (upstream failure, client gone) says so: the status alone would
         // claim an answer the client did not get whole.
         if status != 0 && !exchange.isResponseComplete { line += ",\"complete\":false" }

@@ -29,7 +29,8 @@ public final class HTTPExchange {
     /// Facts for the access log that later layers add (object id, auth outcome). Never secrets.
     public var logFields = LogFields()
 
-    weak var connection: ServerConnection?
+    /// The HTTP/1.1 connection or HTTP/2 stream that carries the exchange.
+    weak var connection: (any ExchangeCarrier)?
     /// Where the request body is; moved only by `readBody`, `pauseBody`, `resumeBody` and the
     /// connection's `bodyEnded`.
     private(set) var requestBody: RequestBodyState
@@ -72,7 +73,7 @@ public final class HTTPExchange {
     }
 
     init(request: HTTPRequestHead, framing: HTTPBodyFraming, peer: SocketAddress?, isSecure: Bool,
-         loop: EventLoop, connection: ServerConnection) {
+         loop: EventLoop, connection: any ExchangeCarrier) {
         self.request = request
         self.framing = framing
         self.peer = peer
@@ -130,7 +131,8 @@ public final class HTTPExchange {
     }
 
     /// Sends the response head. Framing follows from it: `Content-Length` → fixed; otherwise
-    /// chunked for HTTP/1.1 clients and close-delimited for HTTP/1.0; none for HEAD, 1xx, 204, 304.
+    /// chunked for HTTP/1.1 clients (DATA frames up to END_STREAM for HTTP/2) and close-delimited
+    /// for HTTP/1.0; none for HEAD, 1xx, 204, 304.
     /// A 1xx head (other than 101) can be followed by the final head.
     public func sendHead(_ head: HTTPResponseHead) {
         guard case .notStarted = response, let connection else { return }
@@ -150,7 +152,7 @@ public final class HTTPExchange {
         } else if let length = head.headers.firstContentLength {
             head.headers.remove("Transfer-Encoding")
             responseFraming = .fixed(remaining: length)
-        } else if request.version == .http1_1 || request.version.minor >= 1 {
+        } else if request.version.hasHTTP11Semantics {
             head.headers.remove("Content-Length")
             head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
             responseFraming = .chunked
@@ -254,7 +256,7 @@ public final class HTTPExchange {
 
     /// Closes the client connection abruptly (the upstream failed mid-response).
     public func abortConnection() {
-        connection?.close()
+        connection?.abandon(self)
     }
 
     func bodyChunk(_ bytes: ArraySlice<UInt8>) { delegate?.exchange(self, didReceiveBody: bytes) }

@@ -62,6 +62,7 @@ final class ServerShared: Sendable {
     let rejectedConnections: Counter
     let parseErrors: Counter
     let timeouts: Counter
+    let http2Connections: Counter
 
     init(metrics: MetricsRegistry) {
         openConnections = metrics.gauge(MetricCatalogue.httpConnectionsOpen)
@@ -69,5 +70,6 @@ final class ServerShared: Sendable {
         rejectedConnections = metrics.counter(MetricCatalogue.httpConnectionsRejected)
         parseErrors = metrics.counter(MetricCatalogue.httpErrors, labels: ["cause": "bad_request"])
         timeouts = metrics.counter(MetricCatalogue.httpErrors, labels: ["cause": "client_timeout"])
+        http2Connections = metrics.counter(MetricCatalogue.httpConnectionsHTTP2)
     }
 }

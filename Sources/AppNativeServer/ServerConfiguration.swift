@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var tls: TLSServerContext?
     /// Queued response bytes above which producers are asked to pause (backpressure).
     public var writeHighWatermark: Int = 256 * 1024
+    /// HTTP/2 toward clients: offered by ALPN on TLS (`TLSServerContext(offersHTTP2:)`) and
+    /// recognised by its preface on cleartext. nil: HTTP/1.1 only.
+    public var http2: HTTP2Settings?
 
     public init(listenAddress: SocketAddress, eventLoops: Int, limits: HTTPLimits = HTTPLimits()) {
         self.listenAddress = listenAddress

@@ -9,11 +9,11 @@ import Glibc
 /// current response is finished, so responses leave in request order (RFC 9112 §9.3.2). Reading
 /// stops while a handler has not asked for the body, while it paused the body, or while too much
 /// pipelined input is buffered (backpressure into TCP).
-final class ServerConnection: EventHandler, EndOfIterationWork {
+final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier {
     let fd: Int32
     let peer: SocketAddress?
     private let transport: any ConnectionTransport
-    private let isSecure: Bool
+    let isSecure: Bool
     private unowned let context: LoopContext
     private var parser: HTTPRequestParser
     /// Unconsumed input (`buffered[bufferedStart...]`), only used when a read left bytes over.
@@ -33,15 +33,25 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     /// of the heap.
     private lazy var deadline = context.loop.makeTimer { [unowned self] in self.deadlinePassed() }
     private var deadlinePhase = DeadlinePhase.keepAlive
+    /// Whether the protocol is still to be chosen from the first bytes (ALPN over TLS, the
+    /// connection preface on cleartext); only when HTTP/2 is on.
+    private var protocolChoice: ProtocolChoice
+
+    private enum ProtocolChoice {
+        case pending
+        case made
+    }
 
     enum DeadlinePhase { case keepAlive, head, body, write, linger }
 
     /// What the connection serves: nothing (between requests), one exchange at a time, or,
-    /// after a 101, a raw tunnel whose delegate hears the client's bytes.
+    /// after a 101, a raw tunnel whose delegate hears the client's bytes; or HTTP/2, whose
+    /// session and streams get every byte from the start.
     private enum Activity {
         case idle
         case exchange(HTTPExchange)
         case tunnel(Tunnel, any TunnelDelegate, isPaused: Bool)
+        case http2(HTTP2Connection)
     }
 
     /// The exchange being served, if any.
@@ -110,6 +120,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         self.isSecure = isSecure
         self.context = context
         parser = HTTPRequestParser(limits: context.configuration.limits)
+        protocolChoice = context.configuration.http2 == nil ? .made : .pending
         setDeadline(.keepAlive)
     }
 
@@ -140,6 +151,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             // Hold the socket while the handler has not asked for the body or paused it; the
             // kernel's buffers then push back on the client.
             if exchange.requestBody == .unread || exchange.requestBody == .paused { return false }
+        case .http2:
+            // Flow control bounds request bodies; a client that does not read what it causes
+            // (acknowledgements, answers) is not read either.
+            return isBelowHighWatermark
         case .idle:
             break
         }
@@ -155,10 +170,15 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
                     input = .drained
                 }
                 guard lifecycle.isOpen else { continue }
-                if deadlinePhase == .keepAlive { setDeadline(.head) }
-                if deadlinePhase == .body { setDeadline(.body) }
+                if !isHTTP2 {
+                    if deadlinePhase == .keepAlive { setDeadline(.head) }
+                    if deadlinePhase == .body { setDeadline(.body) }
+                }
                 consume(count: received)
             case .wouldBlock:
+                // The socket is drained until its next edge. (HTTP/2 relies on it: its flush
+                // asks to resume reading, which must not read and flush again in a circle.)
+                if isHTTP2 { input = .drained }
                 // TLS may need to write to make progress (handshake, renegotiation refused).
                 flush()
                 return
@@ -213,9 +233,15 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     /// consumed. `bytes` is a copy of the buffer's reference: body slices handed out are views of
     /// it, never of storage that is reused while they live.
     private func feed(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
+        if protocolChoice == .pending, !chooseProtocol(bytes, range) { return 0 }
         var position = range.lowerBound
         parsing: while lifecycle.isOpen {
             switch activity {
+            case .http2(let http2):
+                if position < range.upperBound {
+                    bytes.withUnsafeBytes { http2.receive(UnsafeRawBufferPointer(rebasing: $0[position..<range.upperBound])) }
+                }
+                return range.count
             case .tunnel(let tunnel, let delegate, _):
                 if position < range.upperBound { delegate.tunnel(tunnel, received: bytes[position..<range.upperBound]) }
                 return range.count
@@ -252,6 +278,83 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             }
         }
         return position - range.lowerBound
+    }
+
+    /// Chooses HTTP/2 or HTTP/1.1 from the first bytes; false: not enough bytes yet.
+    private func chooseProtocol(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        let verdict: ConnectionPreface.Verdict
+        if isSecure {
+            // The handshake is done once application bytes arrive; ALPN decided.
+            verdict = transport.selectedHTTP2 ? .http2 : .http1
+        } else {
+            verdict = ConnectionPreface.classify(bytes[range])
+        }
+        switch verdict {
+        case .undecided:
+            return false
+        case .http1:
+            protocolChoice = .made
+        case .http2:
+            protocolChoice = .made
+            startHTTP2()
+        }
+        return true
+    }
+
+    private func startHTTP2() {
+        guard let settings = context.configuration.http2,
+            let http2 = HTTP2Connection(connection: self, context: context, settings: settings)
+        else {
+            close()
+            return
+        }
+        activity = .http2(http2)
+        context.shared.http2Connections.increment()
+        // The server's SETTINGS go out with the first flush.
+        http2WantsFlush()
+        if context.isDraining { http2.goAway() }
+    }
+
+    private var isHTTP2: Bool {
+        if case .http2 = activity { return true }
+        return false
+    }
+
+    /// Whether an exchange (or an HTTP/2 stream) is in progress.
+    private var hasActiveWork: Bool {
+        switch activity {
+        case .exchange, .tunnel: true
+        case .http2(let http2): http2.hasOpenStreams
+        case .idle: false
+        }
+    }
+
+    // MARK: HTTP/2
+
+    /// HTTP/2 frames wait to be serialised and sent.
+    func http2WantsFlush() {
+        deferToEndOfIteration(.flush)
+    }
+
+    /// Streams opened or ended, or the session ended: deadlines and closing are checked at the
+    /// end of the iteration (never inside the session's calls).
+    func http2Changed() {
+        deferToEndOfIteration(.http2Check)
+    }
+
+    private func checkHTTP2() {
+        guard case .http2(let http2) = activity, lifecycle.isOpen else { return }
+        if http2.isFinished {
+            closeAfterFlush()
+            return
+        }
+        if deadlinePhase == .write { return }
+        if http2.hasOpenStreams {
+            // Streams are bounded by flow control and their handlers' own timeouts.
+            if deadline.isArmed { context.loop.disarm(deadline) }
+        } else {
+            setDeadline(.keepAlive)
+        }
     }
 
     private func parse(_ bytes: [UInt8], _ range: Range<Int>)
@@ -315,6 +418,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         static let flush = DeferredWork(rawValue: 1)
         /// Continue with buffered input, then the socket (edge-triggered: no new event will come).
         static let resume = DeferredWork(rawValue: 2)
+        /// Check an HTTP/2 connection's deadline and whether it is done.
+        static let http2Check = DeferredWork(rawValue: 4)
     }
 
     private var deferred: DeferredWork = []
@@ -333,6 +438,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             processBufferedInput()
             readAvailable()
         }
+        if work.contains(.http2Check), !isClosed { checkHTTP2() }
     }
 
     func exchangeFinished(_ exchange: HTTPExchange) {
@@ -402,6 +508,16 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     private func deadlinePassed() {
         context.shared.timeouts.increment()
+        if case .http2(let http2) = activity {
+            if deadlinePhase == .keepAlive && lifecycle.isOpen {
+                // Idle: GOAWAY first, so the client knows no stream was lost.
+                http2.goAway()
+                closeAfterFlush()
+            } else {
+                close()
+            }
+            return
+        }
         switch deadlinePhase {
         case .keepAlive:
             close()
@@ -461,6 +577,9 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
                 activity = .idle
                 context.handler.exchangeDidEnd(exchange)
             }
+        case .http2(let http2):
+            // Without its input an HTTP/2 session cannot go on (no window updates, no acks).
+            http2.closeAll()
         case .idle:
             break
         }
@@ -523,6 +642,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     private func flush() {
         guard !isClosed else { return }
+        if case .http2(let http2) = activity {
+            flushHTTP2(http2)
+            return
+        }
         switch output.drain(to: transport) {
         case .blocked(let progressed):
             // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
@@ -535,9 +658,15 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
         case .drained:
             break
         }
+        writeDrained()
+    }
+
+    /// The output is drained: the write deadline ends, a closing connection shuts down, and a
+    /// producer that waited hears of it.
+    private func writeDrained() {
         if deadlinePhase == .write {
-            if exchange != nil { context.loop.disarm(deadline) } else { setDeadline(.keepAlive) }
-            deadlinePhase = exchange == nil ? .keepAlive : .body
+            if hasActiveWork { context.loop.disarm(deadline) } else { setDeadline(.keepAlive) }
+            deadlinePhase = hasActiveWork ? .body : .keepAlive
         }
         if lifecycle == .flushing {
             shutDownOutput()
@@ -548,14 +677,51 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             switch activity {
             case .exchange(let exchange): exchange.becameWritable()
             case .tunnel(let tunnel, let delegate, _): delegate.tunnelDidBecomeWritable(tunnel)
-            case .idle: break
+            case .idle, .http2: break
             }
         }
     }
 
+    /// Serialises what the session has to send, in batches of the high watermark, and writes
+    /// it; stops when the socket is full (EPOLLOUT continues) or nothing is left.
+    private func flushHTTP2(_ http2: HTTP2Connection) {
+        let limit = context.configuration.writeHighWatermark
+        var rounds = 0
+        while true {
+            if lifecycle.isOpen || lifecycle == .flushing, !http2.produce(into: &output, upTo: limit) {
+                http2Changed()
+            }
+            let produced = !output.isEmpty
+            switch output.drain(to: transport) {
+            case .blocked(let progressed):
+                // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
+                if progressed || deadlinePhase != .write || !deadline.isArmed { setDeadline(.write) }
+                http2.afterOutput()
+                return
+            case .failed:
+                close()
+                return
+            case .drained:
+                break
+            }
+            http2.afterOutput()
+            rounds += 1
+            guard !isClosed, produced, http2.wantsWrite, lifecycle.isOpen || lifecycle == .flushing else { break }
+            if rounds == 16 {
+                // Other connections get their turn; this one continues at the end of the iteration.
+                deferToEndOfIteration(.flush)
+                break
+            }
+        }
+        guard !isClosed else { return }
+        // Reading stops while output is above the watermark; it may go on now.
+        if lifecycle.isOpen { deferToEndOfIteration([.resume, .http2Check]) }
+        writeDrained()
+    }
+
     // MARK: Tunnel
 
-    func startTunnel(for exchange: HTTPExchange, delegate: any TunnelDelegate) -> Tunnel {
+    func startTunnel(for exchange: HTTPExchange, delegate: any TunnelDelegate) -> Tunnel? {
         let tunnel = Tunnel(connection: self)
         activity = .tunnel(tunnel, delegate, isPaused: false)
         exchange.ended()
@@ -617,6 +783,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
             context.handler.exchangeDidEnd(exchange)
         case .tunnel(let tunnel, let delegate, _):
             delegate.tunnelDidClose(tunnel)
+        case .http2(let http2):
+            http2.closeAll()
         case .idle:
             break
         }
@@ -632,6 +800,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
 
     /// Graceful shutdown: idle connections close now, busy ones after their current response.
     func drain() {
+        if case .http2(let http2) = activity {
+            http2.goAway()
+            return
+        }
         if isIdle {
             closeAfterFlush()
         } else {
@@ -640,7 +812,13 @@ final class ServerConnection: EventHandler, EndOfIterationWork {
     }
 
     var isIdle: Bool {
-        if case .idle = activity { return true }
-        return false
+        switch activity {
+        case .idle: true
+        case .http2(let http2): !http2.hasOpenStreams
+        case .exchange, .tunnel: false
+        }
     }
+
+    /// Abandoning an HTTP/1.1 exchange closes its connection.
+    func abandon(_ exchange: HTTPExchange) { close() }
 }

@@ -57,4 +57,33 @@ static inline int appnative_openssl_ssl_set_host_name(SSL *ssl, const char *name
     return (int)SSL_set_tlsext_host_name(ssl, name);
 }
 
+// ALPN for the client listener (RFC 7301): the server's preference order, h2 first. A C function
+// because OpenSSL calls it during the handshake; it only reads the client's list and points into
+// a static array, so nothing crosses into Swift. No overlap: no ALPN, the connection is HTTP/1.1.
+static inline int appnative_openssl_alpn_select_h2(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                                   const unsigned char *in, unsigned int inlen, void *arg) {
+    static const unsigned char offered[] = "\x02h2\x08http/1.1";
+    (void)ssl;
+    (void)arg;
+    unsigned char *selected = NULL;
+    if (SSL_select_next_proto(&selected, outlen, offered, sizeof(offered) - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    *out = selected;
+    return SSL_TLSEXT_ERR_OK;
+}
+
+// Installs the selection above; the callback is C, so Swift passes no closure across.
+static inline void appnative_openssl_ssl_ctx_offer_h2(SSL_CTX *ctx) {
+    SSL_CTX_set_alpn_select_cb(ctx, appnative_openssl_alpn_select_h2, NULL);
+}
+
+// Whether the handshake selected `h2` (SSL_get0_alpn_selected hands out a length-prefixed view).
+static inline int appnative_openssl_ssl_selected_h2(const SSL *ssl) {
+    const unsigned char *protocol = NULL;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(ssl, &protocol, &length);
+    return length == 2 && protocol != NULL && protocol[0] == 'h' && protocol[1] == '2';
+}
+
 #endif

@@ -50,6 +50,7 @@ public struct GatewayConfiguration: Sendable {
         Setting("ROUTES_FILE", section: "Upstream", "JSON file `{\"routes\": […]}`: several backends by host and path prefix, each with its own upstream URLs, public paths, access policy, path stripping, `Host`, timeouts, native routes and identity header profile (see docs/routes.md). Re-read on SIGHUP (an unusable file keeps the routes in force)."),
         Setting("TLS_CERT_FILE", section: "Listeners", "PEM certificate chain: terminate TLS (1.2+) on LISTEN. Reloaded on SIGHUP."),
         Setting("TLS_KEY_FILE", section: "Listeners", "PEM private key matching TLS_CERT_FILE. Reloaded on SIGHUP."),
+        Setting("HTTP2", default: "true", section: "Listeners", "HTTP/2 toward clients: ALPN offers `h2` and `http/1.1` on TLS; on cleartext a client may start HTTP/2 with prior knowledge (the connection preface), HTTP/1.1 keeps working on the same port (no h2c `Upgrade`). Every stream is an exchange with the rules of an HTTP/1.1 request; the upstream stays HTTP/1.1."),
         Setting("UPSTREAM_DNS_REFRESH", default: "30", section: "Upstream", "Seconds between lookups of the upstream URLs' host names (off the event loops); new connections go to the current addresses, pooled ones to dropped addresses are retired once idle. A name that does not resolve yet is retried every second (`/readyz` not ready, requests 502)."),
         Setting("UPSTREAM_EJECT_SECONDS", default: "10", section: "Upstream", "Seconds an upstream address whose connect was refused or timed out is skipped (the request moves to the next address); when every address is ejected, the least recently ejected is still tried."),
         Setting("UPSTREAM_HOST_HEADER", default: "client", section: "Upstream", "`Host` sent upstream: `client` (the client's) or `upstream` (the URL's `host[:port]`, for backends addressed by their own name such as Azure App Service); `X-Forwarded-Host` keeps the client's either way."),
@@ -70,6 +71,10 @@ public struct GatewayConfiguration: Sendable {
         Setting("MAX_HEADER_COUNT", default: "100", section: "Limits", "More header fields get 431."),
         Setting("MAX_BODY_BYTES", default: "unlimited", section: "Limits", "Larger request bodies get 413 as soon as the size is known."),
         Setting("UPSTREAM_MAX_IDLE", default: "64", section: "Limits", "Idle upstream connections kept per event loop."),
+        Setting("HTTP2_MAX_CONCURRENT_STREAMS", default: "100", section: "Limits", "HTTP/2: streams a client may have open on one connection (advertised; one more is refused with REFUSED_STREAM)."),
+        Setting("HTTP2_STREAM_WINDOW_BYTES", default: "65535", section: "Limits", "HTTP/2: request body bytes a stream may send ahead of what the gateway forwarded (its flow-control window)."),
+        Setting("HTTP2_CONNECTION_WINDOW_BYTES", default: "1048576", section: "Limits", "HTTP/2: request body bytes all streams of a connection may send ahead of what the gateway forwarded."),
+        Setting("HTTP2_STREAM_BUFFER_BYTES", default: "65536", section: "Limits", "HTTP/2: response bytes buffered per stream (waiting for the client's window) before the upstream is paused; the connection buffers at most 8 times as much."),
         Setting("ACCESS_LOG", default: "true", section: "Operations", "One JSON line per request on standard output."),
         Setting("ENTRA_TENANT_ID", section: "Entra ID", "Required. Tenant GUID (`common`, `organizations`, `consumers`, domains refused)."),
         Setting("ENTRA_AUDIENCE", section: "Entra ID", "Accept ID tokens: the iOS app's client id(s), comma-separated (v2 issuer)."),
@@ -203,12 +208,22 @@ public struct GatewayConfiguration: Sendable {
         server.keepAliveTimeout = reader.duration("KEEPALIVE_TIMEOUT", default: .seconds(75))
         server.writeTimeout = reader.duration("WRITE_TIMEOUT", default: .seconds(60))
         server.maxConnections = reader.integer("MAX_CONNECTIONS", default: 10_000, in: 1...1_000_000)
+        if reader.boolean("HTTP2", default: true) {
+            var http2 = HTTP2Settings()
+            http2.maxConcurrentStreams = reader.integer("HTTP2_MAX_CONCURRENT_STREAMS", default: http2.maxConcurrentStreams, in: 1...10_000)
+            http2.streamWindowBytes = reader.integer("HTTP2_STREAM_WINDOW_BYTES", default: http2.streamWindowBytes, in: 1024...(1 << 31) - 1)
+            http2.connectionWindowBytes = reader.integer(
+                "HTTP2_CONNECTION_WINDOW_BYTES", default: http2.connectionWindowBytes, in: 65_535...(1 << 31) - 1)
+            http2.streamBufferBytes = reader.integer("HTTP2_STREAM_BUFFER_BYTES", default: http2.streamBufferBytes, in: 1024...1 << 26)
+            http2.connectionBufferBytes = http2.streamBufferBytes * 8
+            server.http2 = http2
+        }
         switch (reader.string("TLS_CERT_FILE"), reader.string("TLS_KEY_FILE")) {
         case (nil, nil):
             break
         case (let certificate?, let key?):
             do {
-                server.tls = try TLSServerContext(certificateFile: certificate, keyFile: key)
+                server.tls = try TLSServerContext(certificateFile: certificate, keyFile: key, offersHTTP2: server.http2 != nil)
             } catch {
                 reader.report("TLS_CERT_FILE", error.description)
             }

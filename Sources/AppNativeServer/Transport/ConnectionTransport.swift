@@ -11,6 +11,8 @@ package protocol ConnectionTransport: AnyObject {
     /// edge-triggered caller may wait for the next event instead of reading again (plain TCP
     /// yes; TLS no: the library may hold decrypted bytes or read one record at a time).
     var shortReadDrainsSocket: Bool { get }
+    /// Whether the TLS handshake selected `h2` by ALPN (RFC 7301); false for plain TCP.
+    var selectedHTTP2: Bool { get }
 }
 
 package enum TransportResult: Sendable {

@@ -28,6 +28,8 @@ package struct OutgoingBytes: Sendable {
 
     package mutating func append(_ slice: ArraySlice<UInt8>) { bytes.append(contentsOf: slice) }
     package mutating func append(_ array: [UInt8]) { bytes.append(contentsOf: array) }
+    /// Appends bytes another library serialised (HTTP/2 frames), copied before it reuses them.
+    package mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 
     /// Appends one chunk of the chunked transfer coding (RFC 9112 §7.1).
     package mutating func appendChunk(_ slice: ArraySlice<UInt8>) {

@@ -9,6 +9,8 @@ package final class PlainTransport: ConnectionTransport {
 
     package var shortReadDrainsSocket: Bool { true }
 
+    package var selectedHTTP2: Bool { false }
+
     package func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         while true {
             let received = recv(fd, buffer.baseAddress, buffer.count, 0)

@@ -10,21 +10,29 @@ import Foundation
 public final class TLSServerContext: Sendable {
     public let certificateFile: String
     public let keyFile: String
+    /// Whether ALPN offers `h2` before `http/1.1` (set with `ServerConfiguration.http2`).
+    public let offersHTTP2: Bool
     private let current: Locked<SSLContext>
 
     public struct LoadError: Error, Sendable, CustomStringConvertible {
         public let description: String
     }
 
-    public init(certificateFile: String, keyFile: String) throws(LoadError) {
+    /// - Parameters:
+    ///   - certificateFile: PEM certificate chain.
+    ///   - keyFile: PEM private key matching it.
+    ///   - offersHTTP2: ALPN offers `h2` before `http/1.1` (RFC 7301, RFC 9113 §3.2).
+    /// - Throws: `LoadError` naming the file that could not be used.
+        public init(certificateFile: String, keyFile: String, offersHTTP2: Bool = false) throws(LoadError) {
         self.certificateFile = certificateFile
         self.keyFile = keyFile
-        current = Locked(try SSLContext(certificateFile: certificateFile, keyFile: keyFile))
+        self.offersHTTP2 = offersHTTP2
+        current = Locked(try SSLContext(certificateFile: certificateFile, keyFile: keyFile, offersHTTP2: offersHTTP2))
     }
 
     /// Re-reads the certificate and key files.
     public func reload() throws(LoadError) {
-        let fresh = try SSLContext(certificateFile: certificateFile, keyFile: keyFile)
+        let fresh = try SSLContext(certificateFile: certificateFile, keyFile: keyFile, offersHTTP2: offersHTTP2)
         current.withLock { $0 = fresh }
     }
 
@@ -46,7 +54,7 @@ final class SSLContext: @unchecked Sendable {
     /// The leaf certificate's `notAfter` (a server context only).
     private(set) var certificateNotAfter: Int?
 
-    init(certificateFile: String, keyFile: String) throws(TLSServerContext.LoadError) {
+    init(certificateFile: String, keyFile: String, offersHTTP2: Bool) throws(TLSServerContext.LoadError) {
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw TLSServerContext.LoadError(description: "SSL_CTX_new failed")
         }
@@ -56,6 +64,7 @@ final class SSLContext: @unchecked Sendable {
         }
         _ = appnative_openssl_ssl_ctx_set_nonblocking_modes(context)
         _ = appnative_openssl_ssl_ctx_set_server_options(context)
+        if offersHTTP2 { appnative_openssl_ssl_ctx_offer_h2(context) }
         guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
             throw TLSServerContext.LoadError(description: "TLS_CERT_FILE: cannot load a PEM certificate chain from \(certificateFile)")
         }
@@ -140,6 +149,8 @@ package final class TLSTransport: ConnectionTransport {
     deinit { SSL_free(ssl) }
 
     package var shortReadDrainsSocket: Bool { false }
+
+    package var selectedHTTP2: Bool { appnative_openssl_ssl_selected_h2(ssl) == 1 }
 
     package func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         let result = SSL_read(ssl, buffer.baseAddress, Int32(min(buffer.count, Int(Int32.max))))

@@ -1,0 +1,410 @@
+import AppNativeHTTP
+internal import CAppNativeNGHTTP2
+
+/// libnghttp2's server session for one client connection, without I/O: bytes received go in
+/// through `receive`, bytes to send come out of `produce`, and both run on the connection's loop.
+///
+/// The C boundary is here and only here. nghttp2 calls back during `receive` and `produce`; the
+/// callbacks touch nothing but the `HTTP2CallbackInbox` their user data points to: they append
+/// events, collect header fields (bounded by the header limits), and copy response bytes the
+/// connection queued earlier. They never call into an exchange or the connection, so no Swift
+/// state is re-entered; the connection's state machine handles the events after the call.
+final class HTTP2Session {
+    private let session: OpaquePointer
+    let inbox: HTTP2CallbackInbox
+
+    /// A fatal protocol or resource error: the connection ends (nghttp2 has queued its GOAWAY
+    /// when it could).
+    struct Failure: Error, Hashable {
+        let code: Int32
+    }
+
+    init?(settings: HTTP2Settings, limits: HTTPLimits) {
+        inbox = HTTP2CallbackInbox(maxHeaderBytes: limits.maxHeaderBytes, maxHeaderCount: limits.maxHeaderCount)
+        var callbacksPointer: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacksPointer) == 0, let callbacks = callbacksPointer else { return nil }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        HTTP2Callbacks.install(on: callbacks)
+
+        var optionPointer: OpaquePointer?
+        guard nghttp2_option_new(&optionPointer) == 0, let option = optionPointer else { return nil }
+        defer { nghttp2_option_del(option) }
+        // Window updates follow what handlers consume, not what arrived: a body nobody reads
+        // stops at the window (bounded buffering, backpressure to the client).
+        nghttp2_option_set_no_auto_window_update(option, 1)
+        nghttp2_option_set_max_settings(option, settings.maxSettingsEntries)
+        nghttp2_option_set_max_continuations(option, settings.maxContinuations)
+        nghttp2_option_set_stream_reset_rate_limit(option, UInt64(settings.resetBurst), UInt64(settings.resetsPerSecond))
+        // Queued SETTINGS and PING acknowledgements a client that does not read may cause.
+        nghttp2_option_set_max_outbound_ack(option, 1000)
+        // Responses are encoded with a small dynamic table: no memory grows with the client's.
+        nghttp2_option_set_max_deflate_dynamic_table_size(option, 4096)
+
+        var sessionPointer: OpaquePointer?
+        let userData = Unmanaged.passUnretained(inbox).toOpaque()
+        guard nghttp2_session_server_new2(&sessionPointer, callbacks, userData, option) == 0, let session = sessionPointer else {
+            return nil
+        }
+        self.session = session
+
+        var entries = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(settings.maxConcurrentStreams)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: UInt32(settings.streamWindowBytes)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(limits.maxHeaderBytes)),
+        ]
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+        if settings.connectionWindowBytes > 65_535 {
+            _ = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Int32(settings.connectionWindowBytes))
+        }
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    // MARK: Input
+
+    /// Processes received bytes; the events they produced are in `inbox.events`.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Result<Void, Failure> {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .success(()) }
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 { return .failure(Failure(code: Int32(truncatingIfNeeded: result))) }
+        return .success(())
+    }
+
+    /// Gives `count` body bytes of `stream` back to the client's windows (the handler took them).
+    func consume(stream: Int32, count: Int) {
+        guard count > 0 else { return }
+        if nghttp2_session_consume(session, stream, count) != 0 {
+            // The stream is gone: the connection's window still counts the bytes.
+            _ = nghttp2_session_consume_connection(session, count)
+        }
+    }
+
+    // MARK: Output
+
+    /// Whether nghttp2 has frames to send.
+    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
+    /// Whether the session is still open in both directions (no GOAWAY exchanged to the end).
+    var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
+
+    /// Appends serialised frames to `output` until nghttp2 has none or `limit` bytes are pending.
+    func produce(into output: inout OutgoingBytes, upTo limit: Int) -> Result<Void, Failure> {
+        while output.pendingCount < limit {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 { return .failure(Failure(code: Int32(truncatingIfNeeded: count))) }
+            guard count > 0, let data else { return .success(()) }
+            output.append(UnsafeBufferPointer(start: data, count: count))
+        }
+        return .success(())
+    }
+
+    /// Queues a response head. `hasBody`: DATA frames follow from the stream's outbound buffer
+    /// (otherwise the HEADERS frame ends the stream).
+    func submitResponse(stream: Int32, status: Int, headers: HTTPHeaders, hasBody: Bool) -> Bool {
+        var fields = [HTTP2Field(":status", String(status))]
+        fields.reserveCapacity(headers.count + 1)
+        for field in headers where !Self.isConnectionSpecific(field.name) {
+            fields.append(HTTP2Field(field.name.lowercased(), field.value))
+        }
+        if hasBody { inbox.outbound[stream] = HTTP2OutboundData() }
+        return Self.withNameValues(fields) { nva, count in
+            if hasBody {
+                var provider = HTTP2Callbacks.dataProvider()
+                return nghttp2_submit_response(session, stream, nva, count, &provider) == 0
+            }
+            return nghttp2_submit_response(session, stream, nva, count, nil) == 0
+        }
+    }
+
+    /// Queues response body bytes of `stream` (after `submitResponse(hasBody: true)`).
+    func appendData(stream: Int32, _ bytes: ArraySlice<UInt8>) {
+        guard !bytes.isEmpty, inbox.outbound[stream] != nil else { return }
+        inbox.outbound[stream]?.append(bytes)
+        _ = nghttp2_session_resume_data(session, stream)
+    }
+
+    /// Ends the response body of `stream`, with trailers when there are any.
+    func endData(stream: Int32, trailers: HTTPHeaders?) {
+        guard inbox.outbound[stream] != nil else { return }
+        var fields: [HTTP2Field] = []
+        for field in trailers ?? HTTPHeaders() where !Self.isConnectionSpecific(field.name) {
+            fields.append(HTTP2Field(field.name.lowercased(), field.value))
+        }
+        inbox.outbound[stream]?.ending = .ended(trailers: fields)
+        _ = nghttp2_session_resume_data(session, stream)
+    }
+
+    /// Response bytes of `stream` queued and not yet framed.
+    func pendingBytes(stream: Int32) -> Int { inbox.outbound[stream]?.pendingCount ?? 0 }
+
+    /// Response bytes of every stream queued and not yet framed.
+    var pendingBytes: Int { inbox.pendingOutboundBytes }
+
+    /// Resets a stream (RST_STREAM with `code`).
+    func reset(stream: Int32, code: UInt32) {
+        inbox.outbound[stream] = nil
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code)
+    }
+
+    /// Starts a graceful shutdown: GOAWAY naming the last stream the server will process.
+    func goAway() {
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_NO_ERROR.rawValue), nil, 0)
+    }
+
+    /// Ends the session at once with a connection error (GOAWAY with `code`).
+    func terminate(code: UInt32) {
+        _ = nghttp2_session_terminate_session(session, code)
+    }
+
+    static let noError = UInt32(NGHTTP2_NO_ERROR.rawValue)
+    static let protocolError = UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue)
+    static let internalError = UInt32(NGHTTP2_INTERNAL_ERROR.rawValue)
+    static let refusedStream = UInt32(NGHTTP2_REFUSED_STREAM.rawValue)
+    static let enhanceYourCalm = UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+
+    private static func isConnectionSpecific(_ name: String) -> Bool {
+        HTTPHeaders.nameEquals(name, "Connection") || HTTPHeaders.nameEquals(name, "Keep-Alive")
+            || HTTPHeaders.nameEquals(name, "Proxy-Connection") || HTTPHeaders.nameEquals(name, "Transfer-Encoding")
+            || HTTPHeaders.nameEquals(name, "Upgrade")
+    }
+
+    /// Calls `body` with nghttp2 name-value pairs viewing `fields` (nghttp2 copies them).
+    fileprivate static func withNameValues<R>(_ fields: [HTTP2Field], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        var storage: [UInt8] = []
+        var ranges: [(name: Range<Int>, value: Range<Int>)] = []
+        ranges.reserveCapacity(fields.count)
+        for field in fields {
+            let nameStart = storage.count
+            storage += field.name
+            let valueStart = storage.count
+            storage += field.value
+            ranges.append((nameStart..<valueStart, valueStart..<storage.count))
+        }
+        // One spare byte: a pointer into an empty array's buffer is still valid to pass.
+        storage.append(0)
+        return storage.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let nameValues = ranges.map { range in
+                nghttp2_nv(
+                    name: base + range.name.lowerBound, value: base + range.value.lowerBound,
+                    namelen: range.name.count, valuelen: range.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return nameValues.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+}
+
+/// Response bytes of one stream waiting for its window; read by the data callback.
+struct HTTP2OutboundData {
+    enum Ending: Equatable {
+        case open
+        case ended(trailers: [HTTP2Field])
+    }
+
+    private(set) var bytes: [UInt8] = []
+    private(set) var start = 0
+    var ending = Ending.open
+
+    var pendingCount: Int { bytes.count - start }
+
+    mutating func append(_ slice: ArraySlice<UInt8>) {
+        if start == bytes.count {
+            bytes.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        bytes.append(contentsOf: slice)
+    }
+
+    /// Copies up to `count` bytes into `destination`; returns how many.
+    mutating func take(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+        let taken = min(count, pendingCount)
+        bytes.withUnsafeBufferPointer { source in
+            destination.update(from: source.baseAddress! + start, count: taken)
+        }
+        start += taken
+        if start == bytes.count {
+            bytes.removeAll(keepingCapacity: bytes.capacity <= 64 * 1024)
+            start = 0
+        }
+        return taken
+    }
+}
+
+/// The state nghttp2's callbacks may touch (see `HTTP2Session`). Loop-owned.
+final class HTTP2CallbackInbox {
+    /// Events of the current `receive`, in order; the connection takes them after the call.
+    var events: [HTTP2SessionEvent] = []
+    /// Header blocks being decoded, by stream: at most the streams nghttp2 admits.
+    var headerBlocks: [Int32: HeaderBlock] = [:]
+    /// Response bytes by stream.
+    var outbound: [Int32: HTTP2OutboundData] = [:]
+    let maxHeaderBytes: Int
+    let maxHeaderCount: Int
+
+    struct HeaderBlock {
+        var fields: [HTTP2Field] = []
+        /// Bytes as RFC 9113 §6.5.2 counts them: name, value and 32 per field.
+        var size = 0
+        var isTooLarge = false
+        let isTrailer: Bool
+    }
+
+    init(maxHeaderBytes: Int, maxHeaderCount: Int) {
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxHeaderCount = maxHeaderCount
+    }
+
+    var pendingOutboundBytes: Int { outbound.values.reduce(0) { $0 + $1.pendingCount } }
+
+    /// A header block that decodes to this many times the limit is an HPACK bomb: the connection
+    /// ends instead of spending more time decoding it.
+    static let bombFactor = 4
+}
+
+@available(*, unavailable, message: "loop-owned")
+extension HTTP2Session: Sendable {}
+
+@available(*, unavailable, message: "loop-owned")
+extension HTTP2CallbackInbox: Sendable {}
+
+/// The C callbacks (see `HTTP2Session` for what they may touch). Each recovers the inbox from
+/// the user data the session was made with; the inbox outlives the session. The closures handed
+/// to nghttp2 capture nothing and only forward to these functions.
+private enum HTTP2Callbacks {
+    static func inbox(_ userData: UnsafeMutableRawPointer?) -> HTTP2CallbackInbox {
+        Unmanaged<HTTP2CallbackInbox>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    static let temporalFailure = Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    static let callbackFailure = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+    static let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
+    static let dataType = UInt8(NGHTTP2_DATA.rawValue)
+    static let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
+
+    static func install(on callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            HTTP2Callbacks.beginHeaders(frame, userData)
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+            HTTP2Callbacks.header(frame, name, nameLength, value, valueLength, userData)
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            HTTP2Callbacks.frameReceived(frame, userData)
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, length, userData in
+            HTTP2Callbacks.dataChunk(stream, data, length, userData)
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, errorCode, userData in
+            HTTP2Callbacks.streamClosed(stream, errorCode, userData)
+        }
+    }
+
+    static func dataProvider() -> nghttp2_data_provider {
+        nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { session, stream, buffer, length, flags, _, userData in
+            HTTP2Callbacks.readData(session, stream, buffer, length, flags, userData)
+        }
+    }
+
+    static func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+        guard let frame, frame.pointee.hd.type == headersType else { return 0 }
+        let isTrailer = frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS
+        inbox(userData).headerBlocks[frame.pointee.hd.stream_id] = HTTP2CallbackInbox.HeaderBlock(isTrailer: isTrailer)
+        return 0
+    }
+
+    static func header(
+        _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
+        _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _ userData: UnsafeMutableRawPointer?
+    ) -> Int32 {
+        guard let frame, let name, let value else { return 0 }
+        let inbox = inbox(userData)
+        let stream = frame.pointee.hd.stream_id
+        // Taken out while it grows, so its field list is not copied.
+        guard var block = inbox.headerBlocks.removeValue(forKey: stream) else { return 0 }
+        block.size += nameLength + valueLength + 32
+        if block.size > inbox.maxHeaderBytes * HTTP2CallbackInbox.bombFactor {
+            // An HPACK bomb: decoding on would cost time for nothing; the connection ends.
+            return callbackFailure
+        }
+        if !block.isTooLarge {
+            if block.size > inbox.maxHeaderBytes || block.fields.count >= inbox.maxHeaderCount + 4 {
+                block.isTooLarge = true
+                block.fields = []
+            } else {
+                block.fields.append(
+                    HTTP2Field(
+                        name: Array(UnsafeBufferPointer(start: name, count: nameLength)),
+                        value: Array(UnsafeBufferPointer(start: value, count: valueLength))))
+            }
+        }
+        inbox.headerBlocks[stream] = block
+        return 0
+    }
+
+    static func frameReceived(_ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+        guard let frame else { return 0 }
+        let inbox = inbox(userData)
+        let stream = frame.pointee.hd.stream_id
+        let endsStream = frame.pointee.hd.flags & endStreamFlag != 0
+        switch frame.pointee.hd.type {
+        case headersType:
+            guard let block = inbox.headerBlocks.removeValue(forKey: stream) else { return 0 }
+            let list: HTTP2HeaderList = block.isTooLarge ? .tooLarge : .fields(block.fields)
+            inbox.events.append(block.isTrailer ? .trailers(stream: stream, list) : .requestHead(stream: stream, list, endsStream: endsStream))
+        case dataType where endsStream:
+            inbox.events.append(.endOfStream(stream: stream))
+        default:
+            break
+        }
+        return 0
+    }
+
+    static func dataChunk(_ stream: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+        guard let data, length > 0 else { return 0 }
+        // The bytes view the connection's receive buffer, which is reused: copied out.
+        inbox(userData).events.append(.data(stream: stream, Array(UnsafeBufferPointer(start: data, count: length))))
+        return 0
+    }
+
+    static func streamClosed(_ stream: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+        let inbox = inbox(userData)
+        inbox.headerBlocks[stream] = nil
+        inbox.outbound[stream] = nil
+        inbox.events.append(.closed(stream: stream, errorCode: errorCode))
+        return 0
+    }
+
+    static func readData(
+        _ session: OpaquePointer?, _ stream: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+        _ flags: UnsafeMutablePointer<UInt32>?, _ userData: UnsafeMutableRawPointer?
+    ) -> Int {
+        guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        let inbox = inbox(userData)
+        // Taken out while it is read, so its bytes are not copied.
+        guard var outbound = inbox.outbound.removeValue(forKey: stream) else {
+            // The stream was reset meanwhile.
+            return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        defer { inbox.outbound[stream] = outbound }
+        let count = outbound.take(into: buffer, count: length)
+        guard outbound.pendingCount == 0 else { return count }
+        switch outbound.ending {
+        case .open:
+            return count == 0 ? Int(NGHTTP2_ERR_DEFERRED.rawValue) : count
+        case .ended(let trailers):
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            if !trailers.isEmpty {
+                // RFC 9113 §8.1: trailers end the stream in a HEADERS frame of their own;
+                // nghttp2 allows submitting them from this callback.
+                flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                let submitted = HTTP2Session.withNameValues(trailers) { nva, count in
+                    nghttp2_submit_trailer(session, stream, nva, count)
+                }
+                if submitted != 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+            }
+            return count
+        }
+    }
+}
