@@ -2,6 +2,7 @@ import AppNativeAPNs
 import AppNativeAuth
 import AppNativeCore
 import AppNativeGateway
+import AppNativeServer
 import AppNativeTesting
 import Foundation
 import Testing
@@ -30,6 +31,7 @@ struct BooleanSettingsTests {
         "SESSION_ACCEPT_REFERENCE_COOKIES": { $0.identity.session?.acceptsReferenceCookies ?? false },
         "PASS_AUTHORIZATION": { $0.identity.passesAuthorization },
         "NATIVE_ROUTES": { $0.native.isEnabled },
+        "HTTP2": { $0.server.http2 != nil },
         "APNS_USE_SANDBOX": { try APNsConfiguration.fromEnvironment($0.push.apnsEnvironment).usesSandbox },
         "BROWSER_SIGN_IN": nil,
         "GROUPS_FROM_GRAPH": nil,
