@@ -1,3 +1,4 @@
+import AppNativeHTTP
 import AppNativeJSON
 import AppNativeModels
 
@@ -19,7 +20,7 @@ enum MountedRoute<User: Sendable> {
     /// A decoded request's callback: the device its context names, and the call that answers.
     struct BoundCall {
         let deviceID: String
-        let call: @Sendable (Context) async throws -> NativeAnswer
+        let call: @Sendable (Context) async throws -> CompleteResponse
     }
 }
 
@@ -66,7 +67,7 @@ extension NativeRouteCallbacks {
     private func event<Model: DeviceRequest>(
         _ route: NativeRoute, _ callback: @escaping @Sendable (Model, Context) async throws -> Void
     ) -> MountedRoute<User> {
-        let answer: NativeAnswer = if case .noContent = route.contract.answer { .noContent } else { .ok }
+        let answer: CompleteResponse = if case .noContent = route.contract.answer { .noContent } else { .ok }
         return json { model, context in
             try await callback(model, context)
             return answer
@@ -74,7 +75,7 @@ extension NativeRouteCallbacks {
     }
 
     private func json<Model: DeviceRequest>(
-        _ answer: @escaping @Sendable (Model, Context) async throws -> NativeAnswer
+        _ answer: @escaping @Sendable (Model, Context) async throws -> CompleteResponse
     ) -> MountedRoute<User> {
         .json { body, decoder throws(ModelError) in
             let model = try decoder.decode(Model.self, from: body)

@@ -1,3 +1,4 @@
+import Foundation
 import AppNativeJSON
 import AppNativeModels
 import AppNativeRoutes
@@ -104,17 +105,25 @@ import Testing
         #expect(NativeRouteLimits().maxDocumentBytes == 26_214_400)
     }
 
-    @Test func contextIsCheckedBeforeSize() async throws {
+    /// A `context` before the file is judged before the size; the file is refused as soon as it
+    /// passes the cap, so a `context` after an oversized file is never reached (docs/migration.md).
+    @Test func contextBeforeTheFileIsCheckedBeforeSize() async throws {
         let limits = NativeRouteLimits(maxDocumentBytes: 10)
         try await withRoutes(callbacks: recordingCallbacks(Recorder()), limits: limits) { port in
-            // The context part comes after the oversized file: still 422, as the contract orders.
-            var body = MultipartBody()
-            body.field("device_id", "d1")
-            body.file(filename: "big.bin", content: [UInt8](repeating: 1, count: 50))
-            body.field("context", "[1]")
-            let response = try await postDocument(port, body.finished())
-            #expect(response.status == 422)
-            #expect(response.bodyText == #"{"detail":"`context` must be a JSON object"}"#)
+            var before = MultipartBody()
+            before.field("device_id", "d1")
+            before.field("context", "[1]")
+            before.file(filename: "big.bin", content: [UInt8](repeating: 1, count: 50))
+            let refused = try await postDocument(port, before.finished())
+            #expect(refused.status == 422)
+            #expect(refused.bodyText == #"{"detail":"`context` must be a JSON object"}"#)
+            var after = MultipartBody()
+            after.field("device_id", "d1")
+            after.file(filename: "big.bin", content: [UInt8](repeating: 1, count: 50))
+            after.field("context", "[1]")
+            let tooLarge = try await postDocument(port, after.finished())
+            #expect(tooLarge.status == 413)
+            #expect(tooLarge.bodyText == #"{"detail":"Document too large"}"#)
         }
     }
 
@@ -152,12 +161,35 @@ import Testing
         }
     }
 
-    @Test func malformedMultipartIs400() async throws {
-        try await withRoutes(callbacks: recordingCallbacks(Recorder())) { port in
-            var body = MultipartBody()
-            body.field("device_id", "d1")
-            let truncated = try await postDocument(port, body.bytes)
-            #expect(truncated.status == 400)
+    /// The framing cases of the gateway's NativeDocumentTests, answered the same by ``NativeRoutes``:
+    /// both read the upload through ``DocumentUploadCheck``.
+    @Test func framingAsTheReference() async throws {
+        let recorder = Recorder()
+        try await withRoutes(callbacks: recordingCallbacks(recorder)) { port in
+            let boundary = MultipartBody.boundary
+            let type = "multipart/form-data; boundary=\(boundary)"
+            let part = { (disposition: String, value: String) in "--\(boundary)\r\nContent-Disposition: \(disposition)\r\n\r\n\(value)\r\n" }
+            let valid = part(#"form-data; name="device_id""#, "d1") + part(#"form-data; name="file"; filename="a.pdf""#, "%PDF")
+            let close = "--\(boundary)--\r\n"
+            let cases: [(String, String, String, Int, String)] = [
+                ("preamble", "junk\r\n" + valid + close, type, 400, #"{"detail":"Invalid multipart data."}"#),
+                ("transport padding", valid.replacingOccurrences(of: "\(boundary)\r\n", with: "\(boundary) \r\n") + close, type, 400,
+                 #"{"detail":"Invalid multipart data."}"#),
+                ("no name", part("form-data", "x") + valid + close, type, 400,
+                 #"{"detail":"The Content-Disposition header field \"name\" must be provided."}"#),
+                ("no boundary", valid + close, "multipart/form-data", 400, #"{"detail":"Missing boundary in multipart."}"#),
+                ("empty boundary", valid + close, "multipart/form-data; boundary=", 400, #"{"detail":"Invalid multipart data."}"#),
+                ("truncated in the file", valid, type, 422, #""loc":["body","file"]"#),
+                ("CR LF before the first delimiter", "\r\n" + valid + close, type, 200, #"{"ok":true}"#),
+            ]
+            for (name, body, contentType, status, detail) in cases {
+                var headers = authorized
+                headers["Content-Type"] = contentType
+                let response = try await send(port, "POST", "/api/documents", headers: headers, body: Array(body.utf8))
+                #expect(response.status == status, "\(name): \(response.bodyText)")
+                #expect(response.bodyText.contains(detail), "\(name): \(response.bodyText)")
+            }
+            #expect(recorder.calls.count == 1)
         }
     }
 
