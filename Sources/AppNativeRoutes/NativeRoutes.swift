@@ -14,7 +14,7 @@ import AppNativeModels
 /// 2. the authentication hook runs before a byte of the body is read (a refusal is sent as the
 ///    hook built it);
 /// 3. the body is capped (413) and validated (422 listing every error), or, for documents,
-///    parsed while it streams (a body that is not `multipart/form-data` is 422);
+///    judged while it streams by the rules the gateway applies too (`DocumentUploadCheck`);
 /// 4. the callback runs; its value is shaped per contract/routes.md §3, a thrown
 ///    ``NativeHTTPError`` passes through as `{"detail": …}`, anything else is 500
 ///    `{"detail":"Internal Server Error"}` with the error only in the log.
