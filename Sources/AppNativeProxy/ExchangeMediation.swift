@@ -28,34 +28,16 @@ public protocol RequestBodyFilter: AnyObject {
     /// `Content-Type` for the upstream request when the filter re-encodes the body.
     var upstreamContentType: String? { get }
     /// Takes the next piece of the client's body; returns the bytes the upstream may see now.
-    func consume(_ chunk: ArraySlice<UInt8>) throws(MediatedAnswer) -> [UInt8]
+    func consume(_ chunk: ArraySlice<UInt8>) throws(CompleteResponse) -> [UInt8]
     /// The client's body is complete; returns the remaining bytes for the upstream.
-    func finish() throws(MediatedAnswer) -> [UInt8]
+    func finish() throws(CompleteResponse) -> [UInt8]
 }
 
 /// Turns the upstream's complete response into the client's.
 public protocol ResponseMediator: AnyObject {
     /// Larger upstream bodies are refused with 502: a mediated response is held in memory.
     var maxUpstreamBodyBytes: Int { get }
-    func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> MediatedAnswer
-}
-
-/// A complete response the gateway sends itself (also thrown by a filter to refuse a body).
-public struct MediatedAnswer: Error, Sendable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
-
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// A JSON document answer (`Content-Type: application/json`).
-    public static func json(status: Int, _ document: [UInt8]) -> MediatedAnswer {
-        MediatedAnswer(status: status, headers: ["Content-Type": "application/json"], body: document)
-    }
+    func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> CompleteResponse
 }
 
 @available(*, unavailable, message: "loop-owned: holds the route's filter and mediator")

@@ -259,7 +259,7 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate, Tun
 
     /// The filter refused the body: the upstream (if it saw anything) loses its connection, so
     /// a half-sent body is never taken for a complete one.
-    private func refuse(_ answer: MediatedAnswer) {
+    private func refuse(_ answer: CompleteResponse) {
         disarm()
         response = .finished
         let connection = upstream

@@ -1,12 +1,13 @@
+import AppNativeHTTP
 import AppNativeJSON
 import AppNativeModels
 
 /// A route whose callback the host registered, with what the router reads before calling it and
 /// how the callback's value is answered (contract/routes.md §3).
 ///
-/// ``NativeRouteCallbacks/mounted(_:)`` is the one place a route meets its callback: a route
-/// without one has no `MountedRoute` (404), so serving never meets a missing callback.
-enum MountedRoute<User: Sendable> {
+/// ``NativeRouteCallbacks`` keys them by route as the callbacks are set: a route without one has
+/// no `MountedRoute` (404), so serving never meets a missing callback.
+enum MountedRoute<User: Sendable>: Sendable {
     typealias Context = NativeRequestContext<User>
 
     /// A feed (`GET`): the callback's feed, as JSON.
@@ -17,9 +18,48 @@ enum MountedRoute<User: Sendable> {
     case json(@Sendable ([UInt8], ModelDecoder) throws(ModelError) -> BoundCall)
 
     /// A decoded request's callback: the device its context names, and the call that answers.
-    struct BoundCall {
+    struct BoundCall: Sendable {
         let deviceID: String
-        let call: @Sendable (Context) async throws -> NativeAnswer
+        let call: @Sendable (Context) async throws -> CompleteResponse
+    }
+
+    /// A feed route: the callback's feed, response-encoded.
+    static func encodedFeed<Feed: ModelEncodable>(_ callback: @escaping @Sendable (Context) async throws -> Feed) -> MountedRoute {
+        .feed { try await callback($0).jsonValue(.response) }
+    }
+
+    /// An event: the callback returns nothing, the app gets the route's fixed answer.
+    static func event<Model: DeviceRequest>(
+        _ route: NativeRoute, _ callback: @escaping @Sendable (Model, Context) async throws -> Void
+    ) -> MountedRoute {
+        let answer: CompleteResponse = if case .noContent = route.contract.answer { .noContent } else { .ok }
+        return json { (model: Model, context) in
+            try await callback(model, context)
+            return answer
+        }
+    }
+
+    /// A result: the callback's value, or `fallback` when it returns `nil`.
+    static func result<Model: DeviceRequest, Result: ModelEncodable>(
+        _ callback: @escaping @Sendable (Model, Context) async throws -> Result?, default fallback: Result
+    ) -> MountedRoute {
+        json { (model: Model, context) in .json(200, (try await callback(model, context) ?? fallback).jsonValue(.response)) }
+    }
+
+    /// A result the callback always gives.
+    static func result<Model: DeviceRequest, Result: ModelEncodable>(
+        _ callback: @escaping @Sendable (Model, Context) async throws -> Result
+    ) -> MountedRoute {
+        json { (model: Model, context) in .json(200, try await callback(model, context).jsonValue(.response)) }
+    }
+
+    private static func json<Model: DeviceRequest>(
+        _ answer: @escaping @Sendable (Model, Context) async throws -> CompleteResponse
+    ) -> MountedRoute {
+        .json { body, decoder throws(ModelError) in
+            let model = try decoder.decode(Model.self, from: body)
+            return BoundCall(deviceID: model.deviceID) { context in try await answer(model, context) }
+        }
     }
 }
 
@@ -39,46 +79,6 @@ extension LiveActivityTokenReceived: DeviceRequest {}
 extension NativeRouteCallbacks {
     /// The route's callback, or `nil` when the host left it unmounted.
     func mounted(_ route: NativeRoute) -> MountedRoute<User>? {
-        switch route {
-        case .devices: registerDevice.map { event(route, $0) }
-        case .locations: updateLocation.map { event(route, $0) }
-        case .documents: receiveDocument.map { MountedRoute<User>.document($0) }
-        case .notificationActions: notificationAction.map { event(route, $0) }
-        case .widgets: widgets.map { feed in MountedRoute<User>.feed { try await feed($0).jsonValue(.response) } }
-        case .widgetActions:
-            widgetAction.map { callback in
-                json { model, context in .json(200, (try await callback(model, context) ?? WidgetActionResult()).jsonValue(.response)) }
-            }
-        case .widgetOptions:
-            widgetOptions.map { callback in json { model, context in .json(200, try await callback(model, context).jsonValue(.response)) } }
-        case .approvals: approvals.map { feed in MountedRoute<User>.feed { try await feed($0).jsonValue(.response) } }
-        case .approvalDecisions:
-            approvalDecision.map { callback in
-                json { model, context in
-                    .json(200, (try await callback(model, context) ?? ApprovalDecisionResult()).jsonValue(.response))
-                }
-            }
-        case .liveActivities: liveActivity.map { event(route, $0) }
-        }
-    }
-
-    /// An event: the callback returns nothing, the app gets the route's fixed answer.
-    private func event<Model: DeviceRequest>(
-        _ route: NativeRoute, _ callback: @escaping @Sendable (Model, Context) async throws -> Void
-    ) -> MountedRoute<User> {
-        let answer: NativeAnswer = if case .noContent = route.contract.answer { .noContent } else { .ok }
-        return json { model, context in
-            try await callback(model, context)
-            return answer
-        }
-    }
-
-    private func json<Model: DeviceRequest>(
-        _ answer: @escaping @Sendable (Model, Context) async throws -> NativeAnswer
-    ) -> MountedRoute<User> {
-        .json { body, decoder throws(ModelError) in
-            let model = try decoder.decode(Model.self, from: body)
-            return MountedRoute.BoundCall(deviceID: model.deviceID) { context in try await answer(model, context) }
-        }
+        mountedRoutes[route]
     }
 }

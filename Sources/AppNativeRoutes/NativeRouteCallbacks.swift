@@ -27,33 +27,57 @@ public struct NativeRouteCallbacks<User: Sendable>: Sendable {
 
     /// `POST {p}/devices` → 200 `{"ok":true}`. `pushToken`, `platform` and `userEmail` keep
     /// absent (keep the stored value) apart from `null` (clear it) (contract/routes.md §2.1).
-    public var registerDevice: (@Sendable (DeviceRegistration, Context) async throws -> Void)?
+    public var registerDevice: (@Sendable (DeviceRegistration, Context) async throws -> Void)? {
+        didSet { mountedRoutes[.devices] = registerDevice.map { .event(.devices, $0) } }
+    }
     /// `POST {p}/locations` → 200 `{"ok":true}`.
-    public var updateLocation: (@Sendable (LocationUpdate, Context) async throws -> Void)?
+    public var updateLocation: (@Sendable (LocationUpdate, Context) async throws -> Void)? {
+        didSet { mountedRoutes[.locations] = updateLocation.map { .event(.locations, $0) } }
+    }
     /// `POST {p}/documents` → 200 `{"ok":true}` or `{"ok":true,"id":…}`.
     ///
     /// Return the stored upload's reference, or `nil`. A non-empty string or an integer becomes
     /// `id`; an object's `"id"` member follows the same rule; anything else (`nil`, booleans,
     /// `""`, fractions, lists) gives no `id` (contract/routes.md §2.8). Must be idempotent per
     /// `metadata.uploadID`: the app re-sends the same upload after a failure.
-    public var receiveDocument: (@Sendable (DocumentUpload, Context) async throws -> JSONValue?)?
+    public var receiveDocument: (@Sendable (DocumentUpload, Context) async throws -> JSONValue?)? {
+        didSet { mountedRoutes[.documents] = receiveDocument.map { .document($0) } }
+    }
     /// `POST {p}/notification-actions` → 200 `{"ok":true}`.
-    public var notificationAction: (@Sendable (NotificationActionReceived, Context) async throws -> Void)?
+    public var notificationAction: (@Sendable (NotificationActionReceived, Context) async throws -> Void)? {
+        didSet { mountedRoutes[.notificationActions] = notificationAction.map { .event(.notificationActions, $0) } }
+    }
     /// `GET {p}/widgets` → 200 `{"schema":1,"widgets":[…]}`: the full list for this user and
     /// device (missing widgets disappear from the device). See ``serveWidgets(_:)`` for a list.
-    public var widgets: (@Sendable (Context) async throws -> WidgetFeed)?
+    public var widgets: (@Sendable (Context) async throws -> WidgetFeed)? {
+        didSet { mountedRoutes[.widgets] = widgets.map { .encodedFeed($0) } }
+    }
     /// `POST {p}/widget-actions` → 200 with the result; `nil` → `{"ok":true}`.
-    public var widgetAction: (@Sendable (WidgetActionReceived, Context) async throws -> WidgetActionResult?)?
+    public var widgetAction: (@Sendable (WidgetActionReceived, Context) async throws -> WidgetActionResult?)? {
+        didSet { mountedRoutes[.widgetActions] = widgetAction.map { .result($0, default: WidgetActionResult()) } }
+    }
     /// `POST {p}/widget-options` → 200 `{"options":[…]}`. See ``serveWidgetOptions(_:)`` for a
     /// plain list of options.
-    public var widgetOptions: (@Sendable (WidgetOptionsRequest, Context) async throws -> WidgetOptionsResult)?
+    public var widgetOptions: (@Sendable (WidgetOptionsRequest, Context) async throws -> WidgetOptionsResult)? {
+        didSet { mountedRoutes[.widgetOptions] = widgetOptions.map { .result($0) } }
+    }
     /// `GET {p}/approvals` → 200 `{"approvals":[…]}`: every pending approval of this user.
     /// See ``serveApprovals(_:)`` for a list.
-    public var approvals: (@Sendable (Context) async throws -> ApprovalFeed)?
+    public var approvals: (@Sendable (Context) async throws -> ApprovalFeed)? {
+        didSet { mountedRoutes[.approvals] = approvals.map { .encodedFeed($0) } }
+    }
     /// `POST {p}/approval-decisions` → 200 with the result; `nil` → `{"ok":true}`.
-    public var approvalDecision: (@Sendable (ApprovalDecisionReceived, Context) async throws -> ApprovalDecisionResult?)?
+    public var approvalDecision: (@Sendable (ApprovalDecisionReceived, Context) async throws -> ApprovalDecisionResult?)? {
+        didSet { mountedRoutes[.approvalDecisions] = approvalDecision.map { .result($0, default: ApprovalDecisionResult()) } }
+    }
     /// `POST {p}/live-activities` → 204 with no body.
-    public var liveActivity: (@Sendable (LiveActivityTokenReceived, Context) async throws -> Void)?
+    public var liveActivity: (@Sendable (LiveActivityTokenReceived, Context) async throws -> Void)? {
+        didSet { mountedRoutes[.liveActivities] = liveActivity.map { .event(.liveActivities, $0) } }
+    }
+
+    /// Each set callback as its route serves it, keyed by route: a callback's `didSet` is the one
+    /// place it meets its route, so serving never meets a missing or mismatched callback.
+    private(set) var mountedRoutes: [NativeRoute: MountedRoute<User>] = [:]
 
     /// No route mounted; set the callbacks of the routes this backend serves.
     public init() {}

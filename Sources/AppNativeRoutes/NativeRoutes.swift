@@ -14,7 +14,7 @@ import AppNativeModels
 /// 2. the authentication hook runs before a byte of the body is read (a refusal is sent as the
 ///    hook built it);
 /// 3. the body is capped (413) and validated (422 listing every error), or, for documents,
-///    parsed while it streams (a body that is not `multipart/form-data` is 422);
+///    judged while it streams by the rules the gateway applies too (`DocumentUploadCheck`);
 /// 4. the callback runs; its value is shaped per contract/routes.md §3, a thrown
 ///    ``NativeHTTPError`` passes through as `{"detail": …}`, anything else is 500
 ///    `{"detail":"Internal Server Error"}` with the error only in the log.
@@ -83,13 +83,7 @@ public struct NativeRoutes<User: Sendable>: Sendable {
     /// - Returns: the answer, for every outcome of authentication, validation and the callback.
     /// - Throws: only what `request.body` throws (the client went away mid-body); there is then
     ///   no one to answer.
-    public func respond<Body>(to request: NativeRouteRequest<Body>) async throws -> NativeRouteResponse {
-        NativeRouteResponse(try await answer(request))
-    }
-
-    // MARK: The steps
-
-    private func answer<Body>(_ request: NativeRouteRequest<Body>) async throws -> NativeAnswer {
+    public func respond<Body>(to request: NativeRouteRequest<Body>) async throws -> CompleteResponse {
         let head = request.head
         guard !request.hasInvalidFieldName else { return .badRequest }
         guard let suffix = routeSuffix(of: Self.path(of: head.target)),
@@ -113,12 +107,12 @@ public struct NativeRoutes<User: Sendable>: Sendable {
             return await serveFeed(route, feed, head: head, user: user)
         case .document(let receive):
             switch try await readDocument(head: head, body: request.body) {
-            case .failure(let refusal): return refusal.answer
+            case .failure(let refusal): return refusal
             case .success(let upload): return await self.receive(upload, receive, head: head, user: user)
             }
         case .json(let bind):
             switch try await readJSON(head: head, body: request.body) {
-            case .failure(let refusal): return refusal.answer
+            case .failure(let refusal): return refusal
             case .success(let body): return await decodeAndCall(route, bind, head: head, user: user, body: body)
             }
         }
@@ -139,7 +133,7 @@ public struct NativeRoutes<User: Sendable>: Sendable {
 
     private func serveFeed(
         _ route: NativeRoute, _ feed: @Sendable (NativeRequestContext<User>) async throws -> JSONValue, head: HTTPRequestHead, user: User?
-    ) async -> NativeAnswer {
+    ) async -> CompleteResponse {
         let target = head.target
         let query = target.firstIndex(of: "?").map { target[target.index(after: $0)...] } ?? ""
         let context = NativeRequestContext(deviceID: QueryParameters.value(of: "device_id", in: query), user: user, request: head)
@@ -147,40 +141,66 @@ public struct NativeRoutes<User: Sendable>: Sendable {
     }
 
     /// The JSON body, read under the cap: a declared length past it is refused before reading.
-    private func readJSON<Body: AsyncSequence>(head: HTTPRequestHead, body: Body) async throws -> Result<[UInt8], NativeAnswerError>
+    private func readJSON<Body: AsyncSequence>(head: HTTPRequestHead, body: Body) async throws -> Result<[UInt8], CompleteResponse>
 where Body.Element: Collection<UInt8> {
         let maxBytes = limits.maxJSONBodyBytes
         if let declared = head.headers.firstContentLength, declared > maxBytes {
-            return .failure(NativeAnswerError(answer: .bodyTooLarge))
+            return .failure(.bodyTooLarge)
         }
         var bytes: [UInt8] = []
         for try await chunk in body {
-            guard chunk.count <= maxBytes - bytes.count else { return .failure(NativeAnswerError(answer: .bodyTooLarge)) }
+            guard chunk.count <= maxBytes - bytes.count else { return .failure(.bodyTooLarge) }
             bytes.append(contentsOf: chunk)
         }
         return .success(bytes)
     }
 
-    /// The upload, parsed while it streams through a ``DocumentCollector``.
-    private func readDocument<Body: AsyncSequence>(head: HTTPRequestHead, body: Body) async throws -> Result<DocumentUpload, NativeAnswerError>
+    /// The upload, judged while it streams by ``DocumentUploadCheck``; the file is kept for the
+    /// callback (the check refuses it past `maxDocumentBytes`, so memory stays bounded by the cap).
+    private func readDocument<Body: AsyncSequence>(head: HTTPRequestHead, body: Body) async throws -> Result<DocumentUpload, CompleteResponse>
 where Body.Element: Collection<UInt8> {
-        guard let collector = DocumentCollector(contentType: head.headers.first("Content-Type"), maxBytes: limits.maxDocumentBytes) else {
-            return .failure(NativeAnswerError(answer: DocumentCollector.notMultipart()))
+        var chunks = body.makeAsyncIterator()
+        // The first piece says whether there is a body at all, which the check judges first.
+        var next = try await Self.nextNonEmpty(&chunks)
+        var check: DocumentUploadCheck
+        switch DocumentUploadCheck.start(
+            contentType: head.headers.first("Content-Type"), hasBody: next != nil, maxFileBytes: limits.maxDocumentBytes)
+        {
+        case .success(let started): check = started
+        case .failure(let refusal): return .failure(refusal)
         }
-        var hasContent = false
-        for try await chunk in body where !chunk.isEmpty {
-            hasContent = true
-            if let refusal = collector.consume(slice(of: chunk)) { return .failure(NativeAnswerError(answer: refusal)) }
+        var content: [UInt8] = []
+        let keep = { (event: DocumentUploadCheck.Event) in
+            if case .fileContent(let bytes) = event { content.append(contentsOf: bytes) }
         }
-        // No body at all is the same as a body without parts: both required parts are missing.
-        guard hasContent else { return .failure(NativeAnswerError(answer: DocumentCollector.notMultipart())) }
-        return collector.finish()
+        while let chunk = next {
+            do throws(CompleteResponse) {
+                try check.consume(slice(of: chunk), keep)
+            } catch {
+                return .failure(error)
+            }
+            next = try await Self.nextNonEmpty(&chunks)
+        }
+        do throws(CompleteResponse) {
+            let metadata = try check.finish(keep)
+            return .success(DocumentUpload(metadata: metadata, content: content))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func nextNonEmpty<Chunks: AsyncIteratorProtocol>(_ chunks: inout Chunks) async throws -> Chunks.Element?
+where Chunks.Element: Collection<UInt8> {
+        while let chunk = try await chunks.next() {
+            if !chunk.isEmpty { return chunk }
+        }
+        return nil
     }
 
     private func receive(
         _ upload: DocumentUpload, _ callback: @Sendable (DocumentUpload, NativeRequestContext<User>) async throws -> JSONValue?,
         head: HTTPRequestHead, user: User?
-    ) async -> NativeAnswer {
+    ) async -> CompleteResponse {
         let context = NativeRequestContext(deviceID: upload.metadata.deviceID, user: user, request: head)
         return await call(.documents, head) {
             .document(reference: try await callback(upload, context))
@@ -190,19 +210,19 @@ where Body.Element: Collection<UInt8> {
     private func decodeAndCall(
         _ route: NativeRoute, _ bind: @Sendable ([UInt8], ModelDecoder) throws(ModelError) -> MountedRoute<User>.BoundCall,
         head: HTTPRequestHead, user: User?, body: [UInt8]
-    ) async -> NativeAnswer {
+    ) async -> CompleteResponse {
         let bound: MountedRoute<User>.BoundCall
         do throws(ModelError) {
             bound = try bind(body, ModelDecoder(maxBodyBytes: limits.maxJSONBodyBytes))
         } catch {
-            return .json(error.httpStatus, error.responseBytes())
+            return .refusal(error)
         }
         let context = NativeRequestContext(deviceID: bound.deviceID, user: user, request: head)
         return await call(route, head) { try await bound.call(context) }
     }
 
     /// Runs `work` (the callback and the shaping of its value) and maps what it throws.
-    private func call(_ route: NativeRoute, _ head: HTTPRequestHead, _ work: () async throws -> NativeAnswer) async -> NativeAnswer {
+    private func call(_ route: NativeRoute, _ head: HTTPRequestHead, _ work: () async throws -> CompleteResponse) async -> CompleteResponse {
         do {
             return try await work()
         } catch let error as NativeHTTPError {
@@ -216,8 +236,7 @@ where Body.Element: Collection<UInt8> {
     }
 }
 
-/// `body` over the bytes of `chunk`, without a copy when the collection is contiguous.
-/// The chunk as the slice the collector reads; an array's storage is shared, not copied.
+/// The chunk as the slice the check reads; an array's storage is shared, not copied.
 private func slice<Chunk: Collection<UInt8>>(of chunk: Chunk) -> ArraySlice<UInt8> {
     if let array = chunk as? [UInt8] { return array[...] }
     if let slice = chunk as? ArraySlice<UInt8> { return slice }

@@ -68,7 +68,7 @@ public final class NativeRoutesHandler<User: Sendable>: HTTPExchangeHandler {
             if let fallback {
                 fallback.serve(exchange)
             } else {
-                let answer = NativeRouteResponse(NativeAnswer.notFound)
+                let answer = CompleteResponse.notFound
                 exchange.respond(status: answer.status, headers: answer.headers, body: answer.body)
             }
             return

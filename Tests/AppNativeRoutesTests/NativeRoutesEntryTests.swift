@@ -48,7 +48,7 @@ func respond(
     _ routes: NativeRoutes<String>, _ method: String, _ target: String,
     fields: [(name: String, value: String)] = [(name: "Authorization", value: "Bearer good")],
     body: ChunkedBody = ChunkedBody([])
-) async throws -> NativeRouteResponse {
+) async throws -> CompleteResponse {
     try await routes.respond(to: NativeRouteRequest(method: method, target: target, fields: fields, body: body))
 }
 
@@ -56,7 +56,7 @@ func jsonFields(_ extra: [(name: String, value: String)] = [(name: "Authorizatio
     extra + [(name: "Content-Type", value: "application/json")]
 }
 
-extension NativeRouteResponse {
+extension CompleteResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
 
@@ -285,8 +285,11 @@ func multipartFields(authorized: Bool = true) -> [(name: String, value: String)]
         #expect(tooLarge.text == #"{"detail":"Document too large"}"#)
         var truncated = MultipartBody()
         truncated.field("device_id", "d1")
-        let malformed = try await respond(routes, "POST", "/api/documents", fields: multipartFields(), body: ChunkedBody([truncated.bytes]))
-        #expect(malformed.status == 400)
+        // A body cut short counts the parts that ended (the reference's reading): `device_id` never
+        // met the delimiter that ends it, so both required parts are missing.
+        let cutShort = try await respond(routes, "POST", "/api/documents", fields: multipartFields(), body: ChunkedBody([truncated.bytes]))
+        #expect(cutShort.status == 422)
+        #expect(try locations(cutShort.text) == [["body", "file"], ["body", "device_id"]])
         #expect(recorder.calls.count == 1)
     }
 

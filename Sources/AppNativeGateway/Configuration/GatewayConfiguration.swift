@@ -6,6 +6,7 @@ public import AppNativeCrypto
 import AppNativeHTTP
 public import AppNativeIdentity
 public import AppNativeProxy
+import AppNativeRoutes
 public import AppNativeServer
 import Foundation
 
@@ -111,8 +112,8 @@ public struct GatewayConfiguration: Sendable {
         Setting("NATIVE_ROUTES", default: "true", section: "Native routes", "Serve the app's ten native routes (validated, then forwarded); false proxies them like any path."),
         Setting("NATIVE_PREFIX", default: "/api", section: "Native routes", "Mount prefix of the native routes (`{p}/devices`, `{p}/widgets`, …)."),
         Setting("NATIVE_UPSTREAM_<ROUTE>_URL", section: "Native routes", "Per-route URL instead of the same path on UPSTREAM_URL (`<ROUTE>`: DEVICES, LOCATIONS, DOCUMENTS, NOTIFICATION_ACTIONS, WIDGETS, WIDGET_ACTIONS, WIDGET_OPTIONS, APPROVALS, APPROVAL_DECISIONS, LIVE_ACTIVITIES); its host is re-resolved, its addresses used and ejected, and its `Host` chosen, as `UPSTREAM_URL`'s."),
-        Setting("DOCUMENT_MAX_BYTES", default: "26214400", section: "Native routes", "Largest document upload (413 as soon as it is passed; exactly this many bytes is accepted)."),
-        Setting("NATIVE_MAX_JSON_BYTES", default: "1048576", section: "Native routes", "Largest JSON body of a native route (413 before any decoding)."),
+        Setting("DOCUMENT_MAX_BYTES", default: String(NativeRouteLimits.defaultMaxDocumentBytes), section: "Native routes", "Largest document upload (413 as soon as it is passed; exactly this many bytes is accepted)."),
+        Setting("NATIVE_MAX_JSON_BYTES", default: String(NativeRouteLimits.defaultMaxJSONBodyBytes), section: "Native routes", "Largest JSON body of a native route (413 before any decoding)."),
         Setting("APPLE_APP_IDS", section: "Native routes", "`TEAMID.bundle.id` list: serve `/.well-known/apple-app-site-association` (else the upstream's)."),
         Setting("APPLE_APP_EXCLUDED_PATHS", section: "Native routes", "Extra path patterns never opened in the app (the native prefix and AUTH_PATH_PREFIX always are)."),
         Setting("PUSH_API_KEYS", section: "Push", secret: true, "API keys of the push API (`POST /push/<kind>` on the admin listener, `Authorization: Bearer <key>`), comma-separated. Unset: the API is off."),

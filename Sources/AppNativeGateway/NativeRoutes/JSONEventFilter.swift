@@ -1,4 +1,6 @@
+import AppNativeHTTP
 import AppNativeProxy
+import AppNativeRoutes
 
 /// Holds a native route's JSON body (capped before any decoding) and releases, once the contract
 /// accepts it, the body the backend receives: the validated model written as the reference's
@@ -6,26 +8,26 @@ import AppNativeProxy
 /// model does not know, and "field absent" versus "field null" survives.
 final class JSONEventFilter: RequestBodyFilter {
     private let maxBytes: Int
-    private let forward: ([UInt8]) -> Result<[UInt8], MediatedAnswer>
+    private let forward: ([UInt8]) -> Result<[UInt8], CompleteResponse>
     private var body: [UInt8] = []
 
     /// `forward` returns the body to forward, or the refusal (422) for a body the contract rejects.
-    init(maxBytes: Int, forward: @escaping ([UInt8]) -> Result<[UInt8], MediatedAnswer>) {
+    init(maxBytes: Int, forward: @escaping ([UInt8]) -> Result<[UInt8], CompleteResponse>) {
         self.maxBytes = maxBytes
         self.forward = forward
     }
 
     var upstreamContentType: String? { "application/json" }
 
-    func consume(_ chunk: ArraySlice<UInt8>) throws(MediatedAnswer) -> [UInt8] {
+    func consume(_ chunk: ArraySlice<UInt8>) throws(CompleteResponse) -> [UInt8] {
         guard body.count + chunk.count <= maxBytes else {
-            throw NativeAnswers.detail(413, "Request body too large")
+            throw .bodyTooLarge
         }
         body.append(contentsOf: chunk)
         return []
     }
 
-    func finish() throws(MediatedAnswer) -> [UInt8] {
+    func finish() throws(CompleteResponse) -> [UInt8] {
         defer { body = [] }
         return try forward(body).get()
     }

@@ -1,3 +1,4 @@
+import AppNativeHTTP
 import AppNativeJSON
 import AppNativeModels
 import AppNativeProxy
@@ -21,7 +22,7 @@ enum NativeContract {
     /// model as the reference's callback model writes it (``ModelEncoding/forwarded(sentKeys:)``),
     /// or the answer that refuses the body: 422 listing every error with its path (the size cap
     /// was applied while the body was read).
-    static func forwardedRequest(_ model: any (ModelDecodable & ModelEncodable).Type, body: [UInt8]) -> Result<[UInt8], MediatedAnswer> {
+    static func forwardedRequest(_ model: any (ModelDecodable & ModelEncodable).Type, body: [UInt8]) -> Result<[UInt8], CompleteResponse> {
         let decoder = ModelDecoder(maxBodyBytes: Int.max)
         do throws(ModelError) {
             let value = try decoder.parse(body)
@@ -29,7 +30,7 @@ enum NativeContract {
             let forwarded = try model.init(json: value).jsonValue(encoding)
             return .success(JSONSerializer.serialize(forwarded))
         } catch {
-            return .failure(.json(status: error.code == .bodyTooLarge ? 413 : 422, error.responseBytes()))
+            return .failure(.json(error.code == .bodyTooLarge ? 413 : 422, error.responseBytes()))
         }
     }
 
@@ -38,13 +39,13 @@ enum NativeContract {
     /// field included, leaves the body as bytes, which no request model accepts.
     static func isJSONMediaType(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
-        let parts = mediaType(of: contentType).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let parts = MediaType.of(contentType).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0] == "application" else { return false }
         return parts[1] == "json" || (parts[1].hasSuffix("+json") && parts[1].count > "+json".count)
     }
 
     /// The 422 for a body that did not arrive as JSON: the model met bytes, not an object.
-    static func notJSON(body: [UInt8]) -> MediatedAnswer {
+    static func notJSON(body: [UInt8]) -> CompleteResponse {
         let issue: JSONValue = [
             "type": "model_attributes_type",
             "loc": ["body"],
@@ -52,7 +53,7 @@ enum NativeContract {
             "input": .string(String(decoding: body, as: UTF8.self)),
         ]
         let detail: JSONValue = ["detail": [issue]]
-        return .json(status: 422, JSONSerializer.serialize(detail))
+        return .json(422, detail)
     }
 
     /// The feed re-serialized by the models (the route's `validate`) with its invalid entries
@@ -108,15 +109,7 @@ enum NativeContract {
 
     /// Whether a `Content-Type` is `text/plain`, parameters (a charset) ignored.
     private static func isTextPlainMediaType(_ contentType: String?) -> Bool {
-        contentType.map { mediaType(of: $0) } == "text/plain"
-    }
-
-    /// The media type of a `Content-Type`, the way the reference compares it: the part before any
-    /// `;`, spaces and tabs trimmed, lower-cased.
-    static func mediaType(of contentType: String) -> String {
-        let beforeParameters = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        return String(beforeParameters.drop(while: isBlank).reversed().drop(while: isBlank).reversed()).lowercased()
+        contentType.map(MediaType.of) == "text/plain"
     }
 
     private static func parse(_ body: [UInt8]) -> JSONValue? {

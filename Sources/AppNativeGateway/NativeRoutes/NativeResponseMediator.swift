@@ -1,5 +1,6 @@
 import AppNativeCore
 import AppNativeHTTP
+import AppNativeJSON
 import AppNativeProxy
 import AppNativeRoutes
 
@@ -23,29 +24,29 @@ final class NativeResponseMediator: ResponseMediator {
 
     var maxUpstreamBodyBytes: Int { maxBytes }
 
-    func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> MediatedAnswer {
+    func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> CompleteResponse {
         switch status {
         case 200..<300:
             return success(body: status == 204 ? [] : body, headers: headers)
         case 400..<500:
-            return NativeAnswers.passThrough(status: status, headers: headers, body: body)
+            return Self.passThrough(status: status, headers: headers, body: body)
         default:
             metrics.upstreamFailure(route, cause: "status")
             logger.warning("native route: upstream answered with an error", [
                 "request.id": requestID, "native.route": route.rawValue, "upstream.status": String(status),
             ])
-            return NativeAnswers.upstreamFailed
+            return Self.upstreamFailed
         }
     }
 
-    private func success(body: [UInt8], headers: HTTPHeaders) -> MediatedAnswer {
+    private func success(body: [UInt8], headers: HTTPHeaders) -> CompleteResponse {
         switch route.contract.answer {
         case .ok:
-            return NativeAnswers.ok
+            return .ok
         case .noContent:
-            return NativeAnswers.noContent
+            return .noContent
         case .documentReceipt:
-            return .json(status: 200, NativeContract.documentAnswer(upstreamBody: body, contentType: headers.first("Content-Type")))
+            return .json(200, NativeContract.documentAnswer(upstreamBody: body, contentType: headers.first("Content-Type")))
         case .feed(_, let validate):
             guard let feed = NativeContract.feed(upstreamBody: body, validate: validate) else {
                 return invalid("the upstream's feed is not a valid \(route.rawValue) feed")
@@ -57,24 +58,34 @@ final class NativeResponseMediator: ResponseMediator {
                     "error": dropped.reason,
                 ])
             }
-            return .json(status: 200, feed.document)
+            return .json(200, feed.document)
         case .result(_, _, let empty, let validate):
             switch NativeContract.result(upstreamBody: body, empty: empty, validate: validate) {
             case .success(let document):
-                return .json(status: 200, document)
+                return .json(200, document)
             case .failure(let problem):
                 return invalid(problem.description)
             }
         }
     }
 
-    private func invalid(_ reason: String) -> MediatedAnswer {
+    private func invalid(_ reason: String) -> CompleteResponse {
         metrics.upstreamFailure(route, cause: "invalid_answer")
         logger.warning("native route: upstream answer refused", [
             "request.id": requestID, "native.route": route.rawValue, "error": reason,
         ])
-        return NativeAnswers.detail(502, "Upstream sent an invalid \(route.rawValue) answer")
+        return .detail(502, .string("Upstream sent an invalid \(route.rawValue) answer"))
     }
+
+    /// An upstream 4xx reaches the app as the upstream sent it (its body and content type).
+    private static func passThrough(status: Int, headers: HTTPHeaders, body: [UInt8]) -> CompleteResponse {
+        var answer = CompleteResponse(status: status, body: body)
+        answer.headers.add(name: "Content-Type", value: headers.first("Content-Type") ?? "application/json")
+        return answer
+    }
+
+    /// Anything but 2xx or 4xx from the upstream: the app gets 502 and the log says why.
+    private static let upstreamFailed = CompleteResponse.detail(502, "Upstream error")
 }
 
 @available(*, unavailable, message: "loop-owned")

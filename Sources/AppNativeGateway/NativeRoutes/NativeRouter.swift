@@ -48,7 +48,7 @@ final class NativeRouter {
         case serve(ExchangeMediation, UpstreamPool?)
         /// Answered by the gateway before the upstream sees anything: a body the contract refuses
         /// from its head alone (too large, missing, not a form). Counted as a rejection.
-        case refuse(MediatedAnswer)
+        case refuse(CompleteResponse)
     }
 
     /// How `exchange` on `route` is served, judged from the route's contract and the request head.
@@ -61,11 +61,11 @@ final class NativeRouter {
         case .json(let model, _):
             let maxBytes = configuration.jsonMaxBytes
             if case .contentLength(let length) = exchange.framing, length > UInt64(maxBytes) {
-                return .refuse(NativeAnswers.detail(413, "Request body too large"))
+                return .refuse(.bodyTooLarge)
             }
             guard exchange.hasRequestBody else {
                 if case .failure(let refusal) = NativeContract.forwardedRequest(model, body: []) { return .refuse(refusal) }
-                return .refuse(NativeAnswers.detail(422, "Request body required"))
+                return .refuse(.detail(422, "Request body required"))
             }
             let metrics = metrics
             // As the reference: a body not sent as JSON is read (up to the cap) and refused whole.
@@ -76,12 +76,11 @@ final class NativeRouter {
                 return forwarded
             }
         case .document:
-            // No form at all: the fields the contract requires are missing.
-            guard exchange.hasRequestBody else { return .refuse(DocumentUploadFilter.notMultipart) }
-            switch DocumentUploadFilter.make(
-                contentType: exchange.request.headers.first("Content-Type"), maxBytes: configuration.documentMaxBytes)
+            switch DocumentUploadCheck.start(
+                contentType: exchange.request.headers.first("Content-Type"), hasBody: exchange.hasRequestBody,
+                maxFileBytes: configuration.documentMaxBytes)
             {
-            case .success(let filter): mediation.requestBody = filter
+            case .success(let check): mediation.requestBody = DocumentUploadFilter(check: check)
             case .failure(let refusal): return .refuse(refusal)
             }
         case .feed:

@@ -9,10 +9,11 @@ public struct NativeRoutesConfiguration: Sendable {
     public var prefix = "/api"
     /// Routes whose events go to their own URL instead of the same path on `UPSTREAM_URL`.
     public var routeUpstreams: [NativeRoute: RouteUpstream] = [:]
-    /// Largest accepted document (contract/routes.md §2.8: exactly this many bytes is accepted).
-    public var documentMaxBytes = 26_214_400
+    /// Largest accepted document (contract/routes.md §2.8: exactly this many bytes is accepted);
+    /// the default is a Swift backend's (`NativeRouteLimits`).
+    public var documentMaxBytes = NativeRouteLimits.defaultMaxDocumentBytes
     /// Largest accepted JSON body; larger ones get 413 before any decoding.
-    public var jsonMaxBytes = 1 << 20
+    public var jsonMaxBytes = NativeRouteLimits.defaultMaxJSONBodyBytes
     /// Largest upstream answer a feed or result may have (it is validated in memory).
     public var upstreamAnswerMaxBytes = 8 << 20
 

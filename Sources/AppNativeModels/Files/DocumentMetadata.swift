@@ -3,8 +3,8 @@ public import AppNativeJSON
 /// The text parts of `POST {p}/documents` (`contract/routes.md` §2.8, `contract/models.md` §7), as passed to the
 /// host callback next to the file bytes.
 ///
-/// Built from already-split multipart text parts; the body size cap (413) is the multipart
-/// reader's job and is checked after these rules, as the contract orders them.
+/// Built from already-split multipart text parts; the file's size cap (413) is the upload
+/// reader's job, applied as the file arrives.
 public struct DocumentMetadata: Sendable, Hashable {
     public var deviceID: String
     /// Unverified client hint; an empty part reads as absent.

@@ -1,15 +1,12 @@
 public import AppNativeJSON
 
 /// A button of native content: footer action, `buttons` block item or list-row action
-/// (`contract/models.md` §3.3).
+/// (`contract/models.md` §3.3): an ``ActionButton``'s members (read through it: `action.label`)
+/// plus what the action does.
+@dynamicMemberLookup
 public struct NativeAction: Sendable, Hashable, ModelEncodable {
-    public var id: String
-    public var label: String
-    public var style: ActionButton.Style?
-    public var icon: String?
-    public var confirm: String?
-    /// UX only, never a security check.
-    public var biometric: Bool?
+    /// What the action shows and asks before it acts; `style` has no default here.
+    public var button: ActionButton
     /// Validate and return the `fields` blocks' values.
     public var submit: Bool?
     /// Keep the surface open until the page answers.
@@ -22,26 +19,29 @@ public struct NativeAction: Sendable, Hashable, ModelEncodable {
         id: String, label: String, style: ActionButton.Style? = nil, icon: String? = nil, confirm: String? = nil,
         biometric: Bool? = nil, submit: Bool? = nil, wait: Bool? = nil, then: [NativeStep]? = nil
     ) {
-        self.id = id
-        self.label = label
-        self.style = style
-        self.icon = icon
-        self.confirm = confirm
-        self.biometric = biometric
+        self.init(
+            button: ActionButton(id: id, label: label, style: style, icon: icon, confirm: confirm, biometric: biometric),
+            submit: submit, wait: wait, then: then)
+    }
+
+    /// An action that shows `button` and does what `submit`, `wait` and `then` say.
+    public init(button: ActionButton, submit: Bool? = nil, wait: Bool? = nil, then: [NativeStep]? = nil) {
+        self.button = button
         self.submit = submit
         self.wait = wait
         self.then = then
     }
 
+    /// A member of ``button`` (`id`, `label`, `style`, `icon`, `confirm`, `biometric`).
+    public subscript<Value>(dynamicMember member: WritableKeyPath<ActionButton, Value>) -> Value {
+        get { button[keyPath: member] }
+        set { button[keyPath: member] = newValue }
+    }
+
     /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
-        writer.set("id", id)
-        writer.set("label", label)
-        writer.set("style", style)
-        writer.set("icon", icon)
-        writer.set("confirm", confirm)
-        writer.set("biometric", biometric)
+        button.write(to: &writer) { writer, style in writer.set("style", style) }
         writer.set("submit", submit)
         writer.set("wait", wait)
         writer.set("then", then)
@@ -63,19 +63,12 @@ public struct NativeAction: Sendable, Hashable, ModelEncodable {
 
 extension NativeAction: ObjectDecodable {
     init?(_ reader: ObjectReader) {
-        let id = reader.required("id") { $0.nonEmptyString() }
-        let label = reader.required("label") { $0.nonEmptyString() }
-        let style = reader.optional("style") { $0.enumeration(ActionButton.Style.self) }
-        let icon = reader.optional("icon") { $0.string() }
-        let confirm = reader.optional("confirm") { $0.string() }
-        let biometric = reader.optional("biometric") { $0.bool() }
+        let button = ActionButton.read(reader) { $0.optional("style") { $0.enumeration(ActionButton.Style.self) } }
         let submit = reader.optional("submit") { $0.bool() }
         let wait = reader.optional("wait") { $0.bool() }
         let then = reader.optional("then") { $0.array(max: ModelLimits.maxThenSteps, maxIsLimit: true) { $0.nativeStep() }
         }
-        guard reader.isClean, let id, let label else { return nil }
-        self.init(
-            id: id, label: label, style: style, icon: icon, confirm: confirm, biometric: biometric, submit: submit,
-            wait: wait, then: then)
+        guard reader.isClean, let button else { return nil }
+        self.init(button: button, submit: submit, wait: wait, then: then)
     }
 }

@@ -34,25 +34,42 @@ public struct ActionButton: Sendable, Hashable, ModelEncodable {
     /// The JSON form (see ``ModelEncodable/jsonValue(_:)``).
     public func jsonValue(_ encoding: ModelEncoding) -> JSONValue {
         var writer = ObjectWriter(encoding)
+        write(to: &writer) { writer, style in writer.set("style", style, default: .primary) }
+        return writer.value
+    }
+
+    /// Writes the members every button of the contract carries, in their order; `writeStyle` writes
+    /// `style` as the caller's model does (a widget's button writes its default, a native action's
+    /// does not).
+    func write(to writer: inout ObjectWriter, style writeStyle: (inout ObjectWriter, Style?) -> Void) {
         writer.set("id", id)
         writer.set("label", label)
-        writer.set("style", style, default: .primary)
+        writeStyle(&writer, style)
         writer.set("icon", icon)
         writer.set("confirm", confirm)
         writer.set("biometric", biometric)
-        return writer.value
+    }
+
+    /// Reads the members every button of the contract carries, in their order, reporting each
+    /// error to `reader`; `readStyle` reads `style` as the caller's model does. `nil` when `id` or
+    /// `label` is missing; the caller checks `reader.isClean` once it has read its own members.
+    static func read(_ reader: ObjectReader, style readStyle: (ObjectReader) -> Style?) -> ActionButton? {
+        let id = reader.required("id") { $0.nonEmptyString() }
+        let label = reader.required("label") { $0.nonEmptyString() }
+        let style = readStyle(reader)
+        let icon = reader.optional("icon") { $0.string() }
+        let confirm = reader.optional("confirm") { $0.string() }
+        let biometric = reader.optional("biometric") { $0.bool() }
+        guard let id, let label else { return nil }
+        return ActionButton(id: id, label: label, style: style, icon: icon, confirm: confirm, biometric: biometric)
     }
 }
 
 extension ActionButton: ObjectDecodable {
     init?(_ reader: ObjectReader) {
-        let id = reader.required("id") { $0.nonEmptyString() }
-        let label = reader.required("label") { $0.nonEmptyString() }
-        let style = reader.nonNull("style") { $0.enumeration(Style.self) }
-        let icon = reader.optional("icon") { $0.string() }
-        let confirm = reader.optional("confirm") { $0.string() }
-        let biometric = reader.optional("biometric") { $0.bool() }
-        guard reader.isClean, let id, let label else { return nil }
-        self.init(id: id, label: label, style: style, icon: icon, confirm: confirm, biometric: biometric)
+        // `style` has a default, so `null` is refused.
+        let button = Self.read(reader) { $0.nonNull("style") { $0.enumeration(Style.self) } }
+        guard reader.isClean, let button else { return nil }
+        self = button
     }
 }
