@@ -234,6 +234,17 @@ final class HTTP2Connection {
 
     func framedBytes(stream id: Int32) -> UInt64 { session.framedBytes(stream: id) }
 
+    /// A tunnel the gateway ended waits for the client's END_STREAM at most the write timeout,
+    /// then is reset (RST_STREAM NO_ERROR: stop sending), as an HTTP/1.1 connection lingers at
+    /// most so long after its FIN.
+    func resetUnlessEnded(_ stream: HTTP2Stream) {
+        let id = stream.id
+        context.loop.schedule(after: .nanoseconds(Int64(clamping: context.writeNanoseconds))) { [weak self, weak stream] in
+            guard let self, let stream, !stream.isDone else { return }
+            self.reset(stream: id, code: HTTP2Session.noError)
+        }
+    }
+
     /// A stream's client let a deadline pass (counted with the connections' timeouts).
     func streamTimedOut() {
         context.shared.timeouts.increment()

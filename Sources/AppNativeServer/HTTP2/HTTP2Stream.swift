@@ -341,6 +341,7 @@ final class HTTP2Stream: ExchangeCarrier, TunnelCarrier {
         case .notStarted, .replaced:
             owner?.reset(stream: id, code: HTTP2Session.noError)
         }
+        owner?.resetUnlessEnded(self)
     }
 
     /// Tunnel bytes from the client: delivered unless the tunnel is paused or not open yet
