@@ -74,6 +74,10 @@ struct HTTP2FeatureTests {
         #expect(echo["connect_protocol"] as? Int == 1, "\(echo)")
         #expect(echo["status"] as? Int == 200, "\(echo)")
         #expect(echo["echo"] as? String == "hello over h2", "\(echo)")
+        // A message larger than every window: flow control both ways through the tunnel.
+        let large = try await Self.client(
+            "websocket", port: port, tls + ["--path", "/socket", "--header", "authorization: Bearer \(token)", "--message-bytes", "600000"])
+        #expect(large["echo_bytes"] as? Int == 600_000 && large["echo_intact"] as? Bool == true, "\(large)")
         let headers = echo["headers"] as? [String: String] ?? [:]
         #expect(headers["sec-websocket-accept"] == nil && headers["upgrade"] == nil, "\(headers)")
         // The cookie exchange happens on the upgrade as on any request with a token.

@@ -10,9 +10,10 @@ Usage: h2_features.py SCENARIO PORT [options]
 
 Scenarios (each prints one JSON line with what the server answered):
   websocket   extended CONNECT (:protocol websocket); on 200 sends --message as a masked text
-              frame and reads the echo; with --wait-close S waits up to S seconds for the
+              frame (or --message-bytes N bytes as a binary one, within the windows) and reads the echo; with --wait-close S waits up to S seconds for the
               gateway's close frame (its code and reason) and the END_STREAM after it
-              {"connect_protocol": 0|1, "status": N, "headers": {...}, "echo": str, "close": [code, reason],
+              {"connect_protocol": 0|1, "status": N, "headers": {...}, "echo": str, "echo_bytes": N,
+               "echo_intact": bool, "close": [code, reason],
                "ended": bool, "reset": code}
   connect     extended CONNECT with --protocol NAME (or a plain CONNECT with --protocol "")
   event-stream  GET that reads DATA until END_STREAM (or a reset) within --wait S seconds
@@ -50,6 +51,7 @@ def parse_arguments():
     parser.add_argument("--path", default="/")
     parser.add_argument("--header", action="append", default=[])
     parser.add_argument("--message", default="hello over h2")
+    parser.add_argument("--message-bytes", type=int, default=0)
     parser.add_argument("--wait-close", type=float, default=0)
     parser.add_argument("--wait", type=float, default=20)
     parser.add_argument("--protocol", default="websocket")
@@ -230,12 +232,28 @@ def websocket(arguments, protocol):
             return True
         return False
 
-    client.conn.send_data(stream, websocket_frame(0x1, arguments.message.encode()))
-    client.flush()
-    client.run(on_data, 20)
+    message = arguments.message.encode()
+    if arguments.message_bytes:
+        message = bytes((index * 7) % 251 for index in range(arguments.message_bytes))
+    # Within the stream's and the connection's windows, waiting for WINDOW_UPDATE when shut.
+    pending = websocket_frame(0x2 if arguments.message_bytes else 0x1, message)
+    end = time.monotonic() + 30
+    while pending and not client.closed and time.monotonic() < end:
+        room = min(client.conn.local_flow_control_window(stream), client.conn.max_outbound_frame_size, len(pending))
+        if room <= 0:
+            client.run(lambda e: on_data(e) or isinstance(e, h2.events.WindowUpdated), end - time.monotonic())
+            continue
+        client.conn.send_data(stream, pending[:room])
+        pending = pending[room:]
+        client.flush()
+    while not received["frames"] and "reset" not in report and not report.get("ended") and time.monotonic() < end:
+        client.run(on_data, end - time.monotonic())
     for opcode, payload in received["frames"]:
         if opcode == 0x1:
             report["echo"] = payload.decode()
+        elif opcode == 0x2:
+            report["echo_bytes"] = len(payload)
+            report["echo_intact"] = payload == message
     received["frames"] = []
     if arguments.wait_close:
         end = time.monotonic() + arguments.wait_close
