@@ -207,6 +207,25 @@ struct HTTP2FeatureTests {
 
     // MARK: 1xx
 
+    /// Beside `ProxyTests`' `100 Continue` over HTTP/1.1: the gateway's own, sent when the
+    /// handler reads the body.
+    @Test("expect: 100-continue over HTTP/2 gets the gateway's 100 before the body is sent")
+    func continueBeforeBody() async throws {
+        let fixture = try await ProxyFixture.start()
+        defer { fixture.stop() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("h2-continue-\(UUID().uuidString)")
+        try Data(repeating: 0x61, count: 300_000).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let output = try await ProcessRunner.run(
+            "/usr/bin/curl",
+            ["-sS", "-v", "--http2-prior-knowledge", "-H", "Expect: 100-continue", "--data-binary", "@" + file.path,
+             "http://127.0.0.1:\(fixture.port)/echo/continue"])
+        let statuses = output.stderr.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("< HTTP/2 ") }.map(String.init)
+        #expect(statuses.first?.hasPrefix("< HTTP/2 100") == true, "\(statuses) \(output.stderr.suffix(800))")
+        #expect(statuses.last?.hasPrefix("< HTTP/2 200") == true, "\(statuses)")
+        #expect(output.stdout.contains("\"body_length\": 300000"), "\(output.stdout.prefix(300))")
+    }
+
     /// Beside `MisbehavingPeerTests.earlyHints`.
     @Test("a 103 Early Hints reaches an HTTP/2 client before the 200")
     func earlyHints() async throws {

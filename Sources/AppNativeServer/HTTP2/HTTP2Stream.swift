@@ -347,8 +347,15 @@ final class HTTP2Stream: ExchangeCarrier, TunnelCarrier {
     /// Tunnel bytes from the client: delivered unless the tunnel is paused or not open yet
     /// (then held, and the window stays closed for them: backpressure to the client).
     func receivedTunnelData(_ bytes: [UInt8]) {
-        heldBody.append(bytes)
-        if case .open(_, _, isPaused: false) = tunnel { deliverToTunnel() }
+        switch tunnel {
+        case .closing, .closed:
+            // The gateway's side ended: what still comes is read and dropped, as an HTTP/1.1
+            // connection does once its FIN is sent.
+            owner?.consume(stream: id, count: bytes.count)
+        case .none, .open:
+            heldBody.append(bytes)
+            if case .open(_, _, isPaused: false) = tunnel { deliverToTunnel() }
+        }
     }
 
     /// The client ended its side (END_STREAM): the tunnel is over once its bytes are delivered.
