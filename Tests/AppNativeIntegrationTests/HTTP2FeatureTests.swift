@@ -248,7 +248,7 @@ struct HTTP2FeatureTests {
         let fixture = try await ProxyFixture.start()
         defer { fixture.stop() }
         let pid = fixture.gateway.pid
-        let report = try await Self.client("sigterm", port: fixture.port, [String(pid), "--path", "/slow?s=3"])
+        let report = try await Self.client("sigterm", port: fixture.port, [String(pid), "--path", "/slow?s=3", "--upstream", String(fixture.upstream.port)])
         #expect(report["goaway"] as? Int == 0, "\(report)")
         #expect(report["last_stream"] as? Int == 1, "\(report)")
         #expect((report["statuses"] as? [String: Any] ?? [:])["1"] as? Int == 200, "\(report)")

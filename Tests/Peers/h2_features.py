@@ -23,7 +23,8 @@ Scenarios (each prints one JSON line with what the server answered):
               {"status": N, "received": bytes, "reset": code, "goaway": code, "closed": bool}
   stalled-body  POST announcing 1000 bytes, sends 10 and stalls; waits up to --wait S for the answer
               {"status": N, "reset": code}
-  sigterm PID  a request for --path in flight, SIGTERM to PID, then a new stream after the GOAWAY
+  sigterm PID  a request for --path in flight (seen by the upstream peer at --upstream PORT),
+              SIGTERM to PID, then a new stream after the GOAWAY
               {"goaway": code, "last_stream": id, "statuses": {"1": N}, "late": "answered"|"refused"|"ignored",
                "closed": bool}
 """
@@ -55,6 +56,7 @@ def parse_arguments():
     parser.add_argument("--wait-close", type=float, default=0)
     parser.add_argument("--wait", type=float, default=20)
     parser.add_argument("--protocol", default="websocket")
+    parser.add_argument("--upstream", type=int)
     return parser.parse_args()
 
 
@@ -353,6 +355,22 @@ def stalled_body(arguments):
     print(json.dumps(report))
 
 
+def upstream_slow_count(port):
+    """How many /slow requests the upstream peer received so far (its /count)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(b"GET /count HTTP/1.1\r\nHost: peer\r\nConnection: close\r\n\r\n")
+            data = b""
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        return json.loads(data.split(b"\r\n\r\n", 1)[1]).get("slow", 0)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def sigterm(arguments):
     """Frames by hyperframe and hpack directly: h2 stops reading a connection after a GOAWAY,
     and the point is what the server still sends after one."""
@@ -420,8 +438,14 @@ def sigterm(arguments):
 
     sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + SettingsFrame(0).serialize())
     send(request(1, arguments.path))
-    # The request is in flight (the upstream holds it) when the signal comes.
-    read(lambda: False, 0.5)
+    # The request is in flight (the upstream holds it) when the signal comes: the upstream's
+    # /count says so (polled to a deadline), or, without --upstream, half a second passed.
+    if arguments.upstream:
+        end = time.monotonic() + 20
+        while upstream_slow_count(arguments.upstream) < 1 and time.monotonic() < end:
+            read(lambda: False, 0.05)
+    else:
+        read(lambda: False, 0.5)
     os.kill(arguments.pid, signal.SIGTERM)
     read(lambda: state["goaway"] is not None, 10)
     late = None
