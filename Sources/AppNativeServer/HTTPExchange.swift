@@ -345,19 +345,36 @@ public protocol TunnelDelegate: AnyObject {
     func tunnelDidClose(_ tunnel: Tunnel)
 }
 
+/// What a tunnel runs over: an HTTP/1.1 connection after a 101, or an HTTP/2 stream after an
+/// extended CONNECT's 200 (RFC 8441). Loop-owned.
+protocol TunnelCarrier: AnyObject {
+    func write(_ bytes: ArraySlice<UInt8>)
+    var isBelowHighWatermark: Bool { get }
+    func pauseTunnel()
+    func resumeTunnel()
+    /// Ends the client side once what was sent is out.
+    func closeTunnel()
+}
+
+extension ServerConnection: TunnelCarrier {
+    func closeTunnel() { closeAfterFlush() }
+}
+
 /// A raw bidirectional byte stream to the client after a protocol switch.
 public final class Tunnel {
-    weak var connection: ServerConnection?
+    weak var carrier: (any TunnelCarrier)?
 
-    init(connection: ServerConnection) { self.connection = connection }
+    init(carrier: any TunnelCarrier) { self.carrier = carrier }
 
-    public func send(_ bytes: ArraySlice<UInt8>) { connection?.write(bytes) }
-    public func send(_ bytes: [UInt8]) { connection?.write(bytes[...]) }
-    public var isWritable: Bool { connection?.isBelowHighWatermark ?? false }
+    convenience init(connection: ServerConnection) { self.init(carrier: connection) }
+
+    public func send(_ bytes: ArraySlice<UInt8>) { carrier?.write(bytes) }
+    public func send(_ bytes: [UInt8]) { carrier?.write(bytes[...]) }
+    public var isWritable: Bool { carrier?.isBelowHighWatermark ?? false }
     /// Stops reading from the client until `resume()` (the other side is not draining).
-    public func pause() { connection?.pauseTunnel() }
-    public func resume() { connection?.resumeTunnel() }
-    public func close() { connection?.closeAfterFlush() }
+    public func pause() { carrier?.pauseTunnel() }
+    public func resume() { carrier?.resumeTunnel() }
+    public func close() { carrier?.closeTunnel() }
 }
 
 @available(*, unavailable, message: "loop-owned: use it only on its event loop")

@@ -19,6 +19,8 @@ import Testing
         #expect(state.handle(.endOfStream(stream: 1)) == .endBody(stream: 1, trailers: nil))
         #expect(state.openStreamCount == 1)
         #expect(state.handle(.closed(stream: 1, errorCode: 0)) == .closed(stream: 1, hadExchange: true))
+        #expect(state.openStreamCount == 1)
+        state.exchangeEnded(stream: 1)
         #expect(state.openStreamCount == 0)
         #expect(state.handle(.closed(stream: 1, errorCode: 0)) == nil)
     }
@@ -63,5 +65,54 @@ import Testing
         #expect(state.handle(.requestHead(stream: 1, malformed, endsStream: true)) == .reset(stream: 1, code: HTTP2Session.protocolError))
         #expect(state.openStreamCount == 0)
         #expect(state.handle(.data(stream: 1, [1])) == .discard(stream: 1, count: 1))
+    }
+
+    private static let webSocket: HTTP2HeaderList = .fields([
+        HTTP2Field(":method", "CONNECT"), HTTP2Field(":protocol", "websocket"), HTTP2Field(":scheme", "https"),
+        HTTP2Field(":path", "/chat"), HTTP2Field(":authority", "a.example"), HTTP2Field("sec-websocket-version", "13"),
+    ])
+
+    /// RFC 8441: a WebSocket stream's DATA frames are tunnel bytes (no body limit), its
+    /// END_STREAM the client's end of the tunnel, and a trailer section has no place on it.
+    @Test func webSocketStreamCarriesTunnelBytes() {
+        var limits = HTTPLimits()
+        limits.maxBodyBytes = 2
+        var state = HTTP2ConnectionState(limits: limits)
+        guard case .startWebSocket(1, let head)? = state.handle(.requestHead(stream: 1, Self.webSocket, endsStream: false)) else {
+            Issue.record("no WebSocket exchange")
+            return
+        }
+        #expect(head.headers.first("Upgrade") == "websocket")
+        #expect(state.handle(.data(stream: 1, [1, 2, 3, 4])) == .tunnelData(stream: 1, [1, 2, 3, 4]))
+        #expect(state.handle(.endOfStream(stream: 1)) == .tunnelEnded(stream: 1))
+        _ = state.handle(.requestHead(stream: 3, Self.webSocket, endsStream: false))
+        #expect(state.handle(.trailers(stream: 3, .fields([]))) == .reset(stream: 3, code: HTTP2Session.protocolError))
+    }
+
+    /// SETTINGS_MAX_CONCURRENT_STREAMS held by the gateway itself: a stream beyond it is refused.
+    /// A stream the client reset still counts while its exchange winds down (rapid reset).
+    @Test func streamsBeyondTheLimitAreRefused() {
+        var state = HTTP2ConnectionState(limits: HTTPLimits(), maxStreams: 2)
+        guard case .startExchange? = state.handle(.requestHead(stream: 1, Self.post, endsStream: false)),
+            case .startExchange? = state.handle(.requestHead(stream: 3, Self.post, endsStream: false))
+        else {
+            Issue.record("streams within the limit refused")
+            return
+        }
+        #expect(state.handle(.requestHead(stream: 5, Self.post, endsStream: false)) == .reset(stream: 5, code: HTTP2Session.refusedStream))
+        // The client resets stream 1: nghttp2 closes it, its exchange has not ended yet.
+        #expect(state.handle(.closed(stream: 1, errorCode: 8)) == .closed(stream: 1, hadExchange: true))
+        #expect(state.handle(.requestHead(stream: 7, Self.post, endsStream: false)) == .reset(stream: 7, code: HTTP2Session.refusedStream))
+        state.exchangeEnded(stream: 1)
+        guard case .startExchange(9, _, _)? = state.handle(.requestHead(stream: 9, Self.post, endsStream: false)) else {
+            Issue.record("a stream within the limit refused")
+            return
+        }
+        // An exchange that ended before its stream closed: the stream counts until nghttp2 closes it.
+        state.exchangeEnded(stream: 3)
+        #expect(state.handle(.data(stream: 3, [1])) == .discard(stream: 3, count: 1))
+        #expect(state.openStreamCount == 2)
+        #expect(state.handle(.closed(stream: 3, errorCode: 0)) == .closed(stream: 3, hadExchange: false))
+        #expect(state.openStreamCount == 1)
     }
 }

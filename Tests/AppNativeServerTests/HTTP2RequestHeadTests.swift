@@ -14,7 +14,61 @@ import Testing
     private static func make(_ pairs: [(String, String)], endsStream: Bool = true, limits: HTTPLimits = HTTPLimits())
         -> Result<(HTTPRequestHead, HTTPBodyFraming), HTTP2RequestHead.Refusal>
     {
-        HTTP2RequestHead.make(fields(pairs), endsStream: endsStream, limits: limits)
+        HTTP2RequestHead.make(fields(pairs), endsStream: endsStream, limits: limits).map { request in
+            switch request {
+            case .exchange(let head, let framing): (head, framing)
+            case .webSocket(let head): (head, .none)
+            }
+        }
+    }
+
+    private static let webSocket: [(String, String)] = [
+        (":method", "CONNECT"), (":protocol", "websocket"), (":scheme", "https"), (":path", "/chat?room=1"),
+        (":authority", "app.example.com"), ("sec-websocket-version", "13"), ("origin", "https://app.example.com"),
+    ]
+
+    /// RFC 8441 §5: an extended CONNECT for a WebSocket becomes the HTTP/1.1 upgrade request, so
+    /// that every upgrade rule applies; the key is never the client's.
+    @Test func extendedConnectBecomesTheUpgradeRequest() throws {
+        let request = HTTP2RequestHead.make(
+            Self.fields(Self.webSocket + [("sec-websocket-key", "AAAAAAAAAAAAAAAAAAAAAA==")]), endsStream: false, limits: HTTPLimits())
+        guard case .success(.webSocket(let head)) = request else {
+            Issue.record("not a WebSocket: \(request)")
+            return
+        }
+        #expect(head.method == "GET")
+        #expect(head.target == "/chat?room=1")
+        #expect(head.headers.first("Host") == "app.example.com")
+        #expect(head.headers.first("Upgrade") == "websocket")
+        #expect(head.headers.containsToken("upgrade", inField: "Connection"))
+        #expect(head.headers.first("Origin") == "https://app.example.com")
+        #expect(head.headers.first("Sec-WebSocket-Key") == nil)
+    }
+
+    /// RFC 8441 §4: :protocol only on CONNECT, with :scheme, :path and :authority; protocols
+    /// other than websocket are not implemented (501, as a plain CONNECT); RFC 6455's version 13
+    /// is required (400).
+    @Test func extendedConnectRules() {
+        let withoutPath = Self.webSocket.filter { $0.0 != ":path" }
+        guard case .failure(.malformed) = Self.make(withoutPath, endsStream: false) else {
+            Issue.record("accepted without :path")
+            return
+        }
+        let onGet = [(":method", "GET")] + Self.webSocket.dropFirst()
+        guard case .failure(.malformed) = Self.make(Array(onGet), endsStream: false) else {
+            Issue.record("accepted :protocol on GET")
+            return
+        }
+        let other = Self.webSocket.map { $0.0 == ":protocol" ? ($0.0, "connect-udp") : $0 }
+        guard case .failure(.answer(status: 501)) = Self.make(other, endsStream: false) else {
+            Issue.record("accepted another protocol")
+            return
+        }
+        let noVersion = Self.webSocket.filter { $0.0 != "sec-websocket-version" }
+        guard case .failure(.answer(status: 400)) = Self.make(noVersion, endsStream: false) else {
+            Issue.record("accepted without sec-websocket-version")
+            return
+        }
     }
 
     @Test func getBecomesTheHeadAnHTTP11ClientWouldSend() throws {

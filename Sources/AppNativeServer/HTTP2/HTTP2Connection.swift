@@ -36,7 +36,7 @@ final class HTTP2Connection {
         self.connection = connection
         self.context = context
         self.settings = settings
-        state = HTTP2ConnectionState(limits: context.configuration.limits)
+        state = HTTP2ConnectionState(limits: context.configuration.limits, maxStreams: settings.maxConcurrentStreams)
     }
 
     /// Streams with an exchange or an answer in flight.
@@ -90,6 +90,25 @@ final class HTTP2Connection {
             stream.attach(exchange)
             streams[id] = stream
             context.handler.serve(exchange)
+        case .startWebSocket(let id, var head):
+            guard let handshake = HTTP2WebSocketHandshake.make() else {
+                session.reset(stream: id, code: HTTP2Session.internalError)
+                state.exchangeEnded(stream: id)
+                break
+            }
+            head.headers.add(name: "Sec-WebSocket-Key", value: handshake.key)
+            let stream = HTTP2Stream(id: id, owner: self, kind: .webSocket(handshake))
+            let exchange = HTTPExchange(
+                request: head, framing: .none, peer: connection.peer, isSecure: connection.isSecure, loop: context.loop,
+                connection: stream
+            )
+            stream.attach(exchange)
+            streams[id] = stream
+            context.handler.serve(exchange)
+        case .tunnelData(let id, let bytes):
+            if let stream = streams[id] { stream.receivedTunnelData(bytes) } else { session.consume(stream: id, count: bytes.count) }
+        case .tunnelEnded(let id):
+            streams[id]?.receivedTunnelEnd()
         case .deliverBody(let id, let bytes):
             if let stream = streams[id] { stream.received(bytes) } else { session.consume(stream: id, count: bytes.count) }
         case .endBody(let id, let trailers):
@@ -101,12 +120,15 @@ final class HTTP2Connection {
             context.shared.parseErrors.increment()
             streams[id]?.refuseBody(status: status)
         case .reset(let id, let code):
-            context.shared.parseErrors.increment()
+            if code != HTTP2Session.refusedStream { context.shared.parseErrors.increment() }
             session.reset(stream: id, code: code)
         case .discard(let id, let count):
             session.consume(stream: id, count: count)
         case .closed(let id, _):
-            streams.removeValue(forKey: id)?.closed()
+            let stream = streams.removeValue(forKey: id)
+            stream?.closed()
+            // Its exchange (and tunnel) ended with the close: the stream stops counting.
+            if stream?.isDone ?? true { state.exchangeEnded(stream: id) }
         }
         connection.http2Changed()
     }
@@ -181,6 +203,54 @@ final class HTTP2Connection {
         connection.http2Changed()
     }
 
+    /// The stream's exchange, or the tunnel it became, is over: the state machine stops
+    /// counting it once nghttp2 closed it too.
+    func workEnded(on stream: HTTP2Stream) {
+        state.exchangeEnded(stream: stream.id)
+        connection.http2Changed()
+    }
+
+    /// An interim (1xx) response head on its own HEADERS frame.
+    func submitInformational(stream id: Int32, _ head: HTTPResponseHead) {
+        _ = session.submitInformational(stream: id, status: head.status, headers: head.headers)
+        connection.http2WantsFlush()
+    }
+
+    // MARK: Stream deadlines
+
+    func makeTimer(_ action: @escaping () -> Void) -> LoopTimer { context.loop.makeTimer(action) }
+
+    /// Arms a stream's deadline for what it waits for from the client.
+    func arm(_ timer: LoopTimer, for wait: HTTP2Stream.Wait) {
+        let timeout = wait == .requestBody ? context.bodyIdleNanoseconds : context.writeNanoseconds
+        context.loop.arm(timer, at: context.loop.nowNanoseconds + timeout)
+    }
+
+    func disarm(_ timer: LoopTimer) { context.loop.disarm(timer) }
+
+    func cancel(_ timer: LoopTimer) { context.loop.cancel(timer) }
+
+    func pendingBytes(stream id: Int32) -> Int { session.pendingBytes(stream: id) }
+
+    func framedBytes(stream id: Int32) -> UInt64 { session.framedBytes(stream: id) }
+
+    /// A tunnel the gateway ended waits for the client's END_STREAM at most the write timeout,
+    /// then is reset (RST_STREAM NO_ERROR: stop sending), as an HTTP/1.1 connection lingers at
+    /// most so long after its FIN.
+    func resetUnlessEnded(_ stream: HTTP2Stream) {
+        let id = stream.id
+        context.loop.schedule(after: .nanoseconds(Int64(clamping: context.writeNanoseconds))) { [weak self, weak stream] in
+            guard let self, let stream, !stream.isDone else { return }
+            self.reset(stream: id, code: HTTP2Session.noError)
+        }
+    }
+
+    /// A stream's client let a deadline pass (counted with the connections' timeouts).
+    func streamTimedOut() {
+        context.shared.timeouts.increment()
+        connection.http2Changed()
+    }
+
     // MARK: Output
 
     /// Serialises frames into `output` (up to `limit` pending bytes). Touches nothing but the
@@ -212,7 +282,7 @@ final class HTTP2Connection {
         waitingForRoom = []
         for stream in waiting {
             if stream.isBelowHighWatermark {
-                stream.exchange?.becameWritable()
+                stream.becameWritable()
             } else {
                 waitingForRoom.append(stream)
             }

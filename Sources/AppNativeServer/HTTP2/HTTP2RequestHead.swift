@@ -4,6 +4,12 @@ import AppNativeHTTP
 /// sent, through the same parser: a stream is held to every rule of an HTTP/1.1 request (allowed
 /// methods, target form, Host syntax, one Authorization, field syntax, the header and body
 /// limits), and the HTTP/2 rules of RFC 9113 §8.3 are checked first.
+///
+/// An extended CONNECT with `:protocol: websocket` (RFC 8441 §4, §5) becomes the HTTP/1.1
+/// WebSocket upgrade request (`GET` with `Connection: upgrade`, `Upgrade: websocket`), so that
+/// it meets every rule an upgrade meets over HTTP/1.1 (the Origin rule, authentication, policy)
+/// and reaches the upstream as one. Its `Sec-WebSocket-Key` is the gateway's own, added by the
+/// connection (`HTTP2WebSocketHandshake`).
 enum HTTP2RequestHead {
     /// The protocol version the exchange reports.
     static let version = HTTPVersion(major: 2, minor: 0)
@@ -23,17 +29,25 @@ enum HTTP2RequestHead {
         Array("transfer-encoding".utf8), Array("upgrade".utf8),
     ]
 
+    /// What a stream's header block asks for.
+    enum Request: Equatable {
+        /// A request with its body framing.
+        case exchange(HTTPRequestHead, HTTPBodyFraming)
+        /// An extended CONNECT for a WebSocket (RFC 8441): the upgrade request it stands for;
+        /// after the answer, DATA frames carry WebSocket frames both ways.
+        case webSocket(HTTPRequestHead)
+    }
+
     /// - Parameters:
     ///   - fields: the decoded block, pseudo-header fields first.
     ///   - endsStream: the HEADERS frame carried END_STREAM (no body follows).
     ///   - limits: the HTTP/1.1 limits, which apply unchanged.
-    static func make(_ fields: [HTTP2Field], endsStream: Bool, limits: HTTPLimits)
-        -> Result<(HTTPRequestHead, HTTPBodyFraming), Refusal>
-    {
+    static func make(_ fields: [HTTP2Field], endsStream: Bool, limits: HTTPLimits) -> Result<Request, Refusal> {
         var method: [UInt8]?
         var scheme: [UInt8]?
         var path: [UInt8]?
         var authority: [UInt8]?
+        var connectProtocol: [UInt8]?
         var cookies: [[UInt8]] = []
         var regular: [HTTP2Field] = []
         var seenRegular = false
@@ -45,6 +59,7 @@ enum HTTP2RequestHead {
                 case Array(":scheme".utf8) where scheme == nil: scheme = field.value
                 case Array(":path".utf8) where path == nil: path = field.value
                 case Array(":authority".utf8) where authority == nil: authority = field.value
+                case Array(":protocol".utf8) where connectProtocol == nil: connectProtocol = field.value
                 default: return .failure(.malformed("unknown or repeated pseudo-header field"))
                 }
                 continue
@@ -63,8 +78,34 @@ enum HTTP2RequestHead {
                 regular.append(field)
             }
         }
-        // CONNECT (RFC 9113 §8.5: no :scheme, no :path) is not served, as over HTTP/1.1.
-        if method == Array("CONNECT".utf8) { return .failure(.answer(status: 501)) }
+        let isWebSocket: Bool
+        switch (method == Array("CONNECT".utf8), connectProtocol) {
+        case (false, nil):
+            isWebSocket = false
+        case (false, _?):
+            // RFC 8441 §4: :protocol belongs to CONNECT only.
+            return .failure(.malformed(":protocol on a method other than CONNECT"))
+        case (true, nil):
+            // CONNECT (RFC 9113 §8.5: no :scheme, no :path) is not served, as over HTTP/1.1.
+            return .failure(.answer(status: 501))
+        case (true, let name?):
+            // RFC 8441 §4: an extended CONNECT carries :scheme, :path and :authority.
+            guard scheme != nil, path != nil, authority != nil else {
+                return .failure(.malformed("extended CONNECT without :scheme, :path or :authority"))
+            }
+            // The one protocol served over a tunnel; others are not implemented, as a CONNECT is not.
+            guard name == Array("websocket".utf8) else { return .failure(.answer(status: 501)) }
+            // RFC 8441 §5 keeps RFC 6455's version field; the upgrade it becomes needs it.
+            guard regular.filter({ $0.name == Array("sec-websocket-version".utf8) }).map(\.value) == [Array("13".utf8)] else {
+                return .failure(.answer(status: 400))
+            }
+            // The key is the gateway's (RFC 8441 §5: none is sent over HTTP/2); the HTTP/1.1
+            // upgrade fields are added below, never taken from the client.
+            regular.removeAll { $0.name == Array("sec-websocket-key".utf8) }
+            regular.append(HTTP2Field("connection", "upgrade"))
+            regular.append(HTTP2Field("upgrade", "websocket"))
+            isWebSocket = true
+        }
         guard let method, let scheme, let path else {
             return .failure(.malformed("missing :method, :scheme or :path"))
         }
@@ -82,7 +123,7 @@ enum HTTP2RequestHead {
 
         var text: [UInt8] = []
         text.reserveCapacity(256)
-        text += method
+        text += isWebSocket ? Array("GET".utf8) : method
         text.append(UInt8(ascii: " "))
         text += path
         text += Array(" HTTP/1.1\r\n".utf8)
@@ -128,6 +169,11 @@ enum HTTP2RequestHead {
             return .failure(.answer(status: error.status))
         }
         head.version = version
+        if isWebSocket {
+            // No request body: DATA frames are the tunnel's bytes once the answer is sent.
+            guard framing == .none || framing == .contentLength(0) else { return .failure(.answer(status: 400)) }
+            return .success(.webSocket(head))
+        }
         switch framing {
         case .none where !endsStream:
             // A body of unknown length: DATA frames until END_STREAM.
@@ -140,7 +186,7 @@ enum HTTP2RequestHead {
         default:
             break
         }
-        return .success((head, framing))
+        return .success(.exchange(head, framing))
     }
 
     private static func equalsIgnoringCase(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {

@@ -51,6 +51,8 @@ final class HTTP2Session {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(settings.maxConcurrentStreams)),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: UInt32(settings.streamWindowBytes)),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(limits.maxHeaderBytes)),
+            // RFC 8441: WebSockets over HTTP/2 (extended CONNECT with `:protocol`).
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL.rawValue), value: 1),
         ]
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
         if settings.connectionWindowBytes > 65_535 {
@@ -117,6 +119,17 @@ final class HTTP2Session {
         }
     }
 
+    /// Queues an interim (1xx) response head; the final one follows with `submitResponse`.
+    func submitInformational(stream: Int32, status: Int, headers: HTTPHeaders) -> Bool {
+        var fields = [HTTP2Field(":status", String(status))]
+        for field in headers where !Self.isConnectionSpecific(field.name) {
+            fields.append(HTTP2Field(field.name.lowercased(), field.value))
+        }
+        return Self.withNameValues(fields) { nva, count in
+            nghttp2_submit_headers(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, nil, nva, count, nil) >= 0
+        }
+    }
+
     /// Queues response body bytes of `stream` (after `submitResponse(hasBody: true)`).
     func appendData(stream: Int32, _ bytes: ArraySlice<UInt8>) {
         guard !bytes.isEmpty, inbox.outbound[stream] != nil else { return }
@@ -137,6 +150,9 @@ final class HTTP2Session {
 
     /// Response bytes of `stream` queued and not yet framed.
     func pendingBytes(stream: Int32) -> Int { inbox.outbound[stream]?.pendingCount ?? 0 }
+
+    /// Response bytes of `stream` framed so far (the client's window let them go).
+    func framedBytes(stream: Int32) -> UInt64 { inbox.outbound[stream]?.framedCount ?? 0 }
 
     /// Response bytes of every stream queued and not yet framed.
     var pendingBytes: Int { inbox.pendingOutboundBytes }
@@ -162,6 +178,7 @@ final class HTTP2Session {
     static let protocolError = UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue)
     static let internalError = UInt32(NGHTTP2_INTERNAL_ERROR.rawValue)
     static let refusedStream = UInt32(NGHTTP2_REFUSED_STREAM.rawValue)
+    static let cancel = UInt32(NGHTTP2_CANCEL.rawValue)
     static let enhanceYourCalm = UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
 
     private static func isConnectionSpecific(_ name: String) -> Bool {
@@ -206,6 +223,8 @@ struct HTTP2OutboundData {
     private(set) var bytes: [UInt8] = []
     private(set) var start = 0
     var ending = Ending.open
+    /// Bytes taken into DATA frames so far: the progress the write timeout watches.
+    private(set) var framedCount: UInt64 = 0
 
     var pendingCount: Int { bytes.count - start }
 
@@ -224,6 +243,7 @@ struct HTTP2OutboundData {
             destination.update(from: source.baseAddress! + start, count: taken)
         }
         start += taken
+        framedCount += UInt64(taken)
         if start == bytes.count {
             bytes.removeAll(keepingCapacity: bytes.capacity <= 64 * 1024)
             start = 0
