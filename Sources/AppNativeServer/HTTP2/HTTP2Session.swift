@@ -242,6 +242,10 @@ final class HTTP2CallbackInbox {
     var outbound: [Int32: HTTP2OutboundData] = [:]
     let maxHeaderBytes: Int
     let maxHeaderCount: Int
+    /// Empty frames that ended no stream, so far (see `maxEmptyFrames`).
+    var emptyFrames = 0
+    /// The highest stream id the client opened a stream with.
+    var highestClientStream: Int32 = 0
 
     struct HeaderBlock {
         var fields: [HTTP2Field] = []
@@ -261,6 +265,10 @@ final class HTTP2CallbackInbox {
     /// A header block that decodes to this many times the limit is an HPACK bomb: the connection
     /// ends instead of spending more time decoding it.
     static let bombFactor = 4
+
+    /// Empty DATA, HEADERS and CONTINUATION frames without END_STREAM a connection may send:
+    /// clients send none or a few; a flood of them ends the connection.
+    static let maxEmptyFrames = 1000
 }
 
 @available(*, unavailable, message: "loop-owned")
@@ -284,6 +292,9 @@ private enum HTTP2Callbacks {
     static let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
     static func install(on callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { session, header, userData in
+            HTTP2Callbacks.beginFrame(session, header, userData)
+        }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             HTTP2Callbacks.beginHeaders(frame, userData)
         }
@@ -305,6 +316,37 @@ private enum HTTP2Callbacks {
         nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { session, stream, buffer, length, flags, _, userData in
             HTTP2Callbacks.readData(session, stream, buffer, length, flags, userData)
         }
+    }
+
+    static let continuationType = UInt8(NGHTTP2_CONTINUATION.rawValue)
+
+    /// Checks nghttp2 leaves to the server, on every frame header before its payload.
+    static func beginFrame(_ session: OpaquePointer?, _ header: UnsafePointer<nghttp2_frame_hd>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+        guard let session, let header else { return 0 }
+        let inbox = inbox(userData)
+        let type = header.pointee.type
+        let stream = header.pointee.stream_id
+        // Empty DATA, HEADERS and CONTINUATION frames that do not end a stream cost work and
+        // carry nothing (CVE-2019-9518): beyond a budget the connection ends (ENHANCE_YOUR_CALM).
+        if header.pointee.length == 0, header.pointee.flags & endStreamFlag == 0,
+            type == dataType || type == headersType || type == continuationType
+        {
+            inbox.emptyFrames += 1
+            if inbox.emptyFrames > HTTP2CallbackInbox.maxEmptyFrames { return callbackFailure }
+        }
+        // RFC 9113 §5.1.1: a new stream's id is above every id the client used. nghttp2 ignores
+        // HEADERS on a lower id it no longer knows; the RFC makes it a connection error: GOAWAY
+        // PROTOCOL_ERROR, no stream after it, and the connection closes once the streams it
+        // admitted are answered (nghttp2 then wants neither to read nor to write).
+        if type == headersType, stream & 1 == 1 {
+            if stream > inbox.highestClientStream {
+                inbox.highestClientStream = stream
+            } else if stream < inbox.highestClientStream, nghttp2_session_find_stream(session, stream) == nil {
+                let last = nghttp2_session_get_last_proc_stream_id(session)
+                _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue), nil, 0)
+            }
+        }
+        return 0
     }
 
     static func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
