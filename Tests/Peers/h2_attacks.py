@@ -23,6 +23,7 @@ Scenarios:
   data-idle             DATA on a stream never opened
   headers-closed        a request answered to the end, then HEADERS again on its stream
   stream-id-backwards   a request on stream 7, then one on stream 5
+  stream-id-backwards-burst  requests on streams 7, 5 and 9 in one write
   request-trailers      a POST whose trailers name identity and framing fields (what reaches the
                         upstream is checked by the test)
   malformed:CASE        one malformed request (stream 1), then a valid one (stream 3); CASE is a
@@ -290,6 +291,16 @@ def request_trailers(port):
     return c
 
 
+def stream_id_backwards_burst(port):
+    c = Connection(port)
+    c.ready()
+    # One write: nghttp2 reads stream 9 before its GOAWAY for stream 5 is on the wire.
+    c.send(c.headers(7, c.block(c.request("/burst/7"))), c.headers(5, c.block(c.request("/burst/5"))),
+           c.headers(9, c.block(c.request("/burst/9"))))
+    c.finish()
+    return c
+
+
 def base(path, method="GET"):
     return [(":method", method), (":scheme", "http"), (":path", path), (":authority", "localhost")]
 
@@ -346,6 +357,7 @@ SCENARIOS = {
     "data-idle": data_idle,
     "headers-closed": headers_closed,
     "stream-id-backwards": stream_id_backwards,
+    "stream-id-backwards-burst": stream_id_backwards_burst,
     "request-trailers": request_trailers,
 }
 

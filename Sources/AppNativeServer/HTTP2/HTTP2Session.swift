@@ -246,6 +246,9 @@ final class HTTP2CallbackInbox {
     var emptyFrames = 0
     /// The highest stream id the client opened a stream with.
     var highestClientStream: Int32 = 0
+    /// The last stream id of the GOAWAY sent for a stream id going backwards (`Int32.max`
+    /// until then): no stream above it becomes a request.
+    var lastAdmittedStream = Int32.max
 
     struct HeaderBlock {
         var fields: [HTTP2Field] = []
@@ -341,8 +344,11 @@ private enum HTTP2Callbacks {
         if type == headersType, stream & 1 == 1 {
             if stream > inbox.highestClientStream {
                 inbox.highestClientStream = stream
-            } else if stream < inbox.highestClientStream, nghttp2_session_find_stream(session, stream) == nil {
+            } else if stream < inbox.highestClientStream, nghttp2_session_find_stream(session, stream) == nil,
+                inbox.lastAdmittedStream == Int32.max
+            {
                 let last = nghttp2_session_get_last_proc_stream_id(session)
+                inbox.lastAdmittedStream = last
                 _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue), nil, 0)
             }
         }
@@ -351,6 +357,9 @@ private enum HTTP2Callbacks {
 
     static func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
         guard let frame, frame.pointee.hd.type == headersType else { return 0 }
+        // A stream above the GOAWAY's last stream id, in the bytes nghttp2 still reads before the
+        // GOAWAY is sent, is reset: the client learnt it was not processed.
+        if frame.pointee.hd.stream_id > inbox(userData).lastAdmittedStream { return temporalFailure }
         let isTrailer = frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS
         inbox(userData).headerBlocks[frame.pointee.hd.stream_id] = HTTP2CallbackInbox.HeaderBlock(isTrailer: isTrailer)
         return 0

@@ -79,6 +79,7 @@ struct HTTP2AttackTests {
             ("data-idle", Self.protocolError),
             ("headers-closed", Self.streamClosed),
             ("stream-id-backwards", Self.protocolError),
+            ("stream-id-backwards-burst", Self.protocolError),
         ]
         for (scenario, code) in cases {
             let report = try await Self.play(scenario, port: fixture.port)
@@ -90,6 +91,8 @@ struct HTTP2AttackTests {
         // The requests made before the error were answered; the frames after it were not.
         #expect(targets.contains("/wrong-stream/first") && targets.contains("/backwards/7"), "\(targets)")
         #expect(!targets.contains("/wrong-stream/again") && !targets.contains("/backwards/5"), "\(targets)")
+        // A stream above the GOAWAY's last stream id, read before the GOAWAY went out, is not served.
+        #expect(!targets.contains("/burst/5") && !targets.contains("/burst/9"), "\(targets)")
     }
 
     /// RFC 9113 §8.1.1 and §8.3: each case of `MALFORMED` in h2_attacks.py.
