@@ -13,9 +13,11 @@ as the HTTP/1.1 control. Cases:
   http1      the control: with HTTP/2 off, six event streams take Chromium's six connections to
              the origin and the `fetch` waits until they close
   websocket  a WebSocket from a page served over h2 is carried by extended CONNECT (RFC 8441):
-             the gateway's access log says `h2` for it. Chromium uses RFC 8441 only on an h2
-             connection whose server advertised SETTINGS_ENABLE_CONNECT_PROTOCOL; when the
-             gateway does not advertise it, the case prints `SKIP websocket: <reason>`.
+             the gateway's access log says `h2` for it. Chromium (no flag needed) sends
+             `CONNECT` with `:protocol: websocket` on the page's h2 connection when that server
+             advertised SETTINGS_ENABLE_CONNECT_PROTOCOL = 1, and opens an HTTP/1.1 connection
+             for the WebSocket otherwise; when the gateway does not advertise it, the case prints
+             `SKIP websocket: <reason>`.
 Prints one line per case (`PASS name`, `FAIL name: reason` or `SKIP name: reason`), then
 `N passed, M failed`.
 """
