@@ -146,8 +146,18 @@ struct IdentityHTTP2Tests {
         #expect(entry?["protocol"]?.stringValue == "h2")
         #expect(entry?["method"]?.stringValue == "GET" && entry?["status"]?.numberValue?.int64 == 200)
         #expect(entry?["auth.method"]?.stringValue == "cookie" && entry?["user.oid"]?.stringValue == DevIdentityProvider.User().objectID)
+        // One HTTP/1.1 request on the same listener: the counter tells the two apart.
+        var http1 = ["-sS", "--max-time", "20", "--http1.1", "-o", "/dev/null", "-w", "%{http_version}"]
+        if transport == .tls { http1 += ["--cacert", HTTP2Tests.root + "/keys/test/ca.pem"] }
+        let overHTTP1 = try await ProcessRunner.run("/usr/bin/curl", http1 + [origin + "/public/h1"])
+        #expect(overHTTP1.stdout == "1.1", "\(overHTTP1.stdout) \(overHTTP1.stderr)")
         let metrics = try await ProcessRunner.run("/usr/bin/curl", ["-sS", "http://127.0.0.1:\(fixture.gateway.adminPort)/metrics"])
-        #expect(metrics.stdout.contains("appnative_http_protocol_requests_total{protocol=\"h2\"}"), "\(metrics.stdout.prefix(300))")
+        func count(_ label: String) -> Int? {
+            metrics.stdout.split(separator: "\n").first { $0.hasPrefix("appnative_http_protocol_requests_total{protocol=\"\(label)\"}") }
+                .flatMap { $0.split(separator: " ").last }.flatMap { Int($0) }
+        }
+        #expect((count("h2") ?? 0) >= 10, "\(metrics.stdout.prefix(300))")
+        #expect((count("http/1.1") ?? 0) >= 1, "\(metrics.stdout.prefix(300))")
     }
 
     /// Beside `IdentityTests.accessPolicy`, `authorizationHook` and `validToken` (the assertion).
