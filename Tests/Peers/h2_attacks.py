@@ -26,8 +26,10 @@ Scenarios:
   stream-id-backwards-burst  requests on streams 7, 5 and 9 in one write
   request-trailers      a POST whose trailers name identity and framing fields (what reaches the
                         upstream is checked by the test)
-  malformed:CASE        one malformed request (stream 1), then a valid one (stream 3); CASE is a
-                        key of MALFORMED below
+  malformed:CASE [CONTROL_PORT]  one malformed request (stream 1), then a valid one (stream 3);
+                        CASE is a key of MALFORMED below, or content-length-split: a DATA frame
+                        overrunning content-length split across two reads, the second sent once
+                        the recording upstream (its control port) has the request's head
 """
 import json
 import socket
@@ -329,16 +331,36 @@ MALFORMED = {
 }
 
 
-def malformed(port, case):
-    fields, body = MALFORMED[case]
+def upstream_received(control_port, text):
+    """Whether the recording upstream (echo_peer.py's control port) has received `text`."""
+    import urllib.request
+    with urllib.request.urlopen("http://127.0.0.1:%d/log" % control_port, timeout=10) as answer:
+        return text in json.loads(answer.read())["raw"]
+
+
+def malformed(port, case, control_port=None):
     c = Connection(port)
     c.ready()
-    if body is None:
-        c.send(c.headers(1, c.block(fields)))
+    if case == "content-length-split":
+        # The DATA frame that overruns the declared length arrives in two reads: the declared
+        # length's bytes first (once the upstream has the request's head, the gateway has read
+        # them), the overrun later.
+        path = "/malformed/content-length-split"
+        c.send(c.headers(1, c.block(base(path, "POST") + [("content-length", "3")]), end_stream=False))
+        frame = c.data(1, b"abcdef", end_stream=True).serialize()
+        c.send_raw(frame[:9 + 3])
+        end = time.monotonic() + 10
+        while control_port and not upstream_received(control_port, path) and time.monotonic() < end:
+            time.sleep(0.05)
+        c.send_raw(frame[9 + 3:])
     else:
-        length, payload = body
-        c.send(c.headers(1, c.block(fields + [("content-length", length)]), end_stream=False),
-               c.data(1, payload, end_stream=True))
+        fields, body = MALFORMED[case]
+        if body is None:
+            c.send(c.headers(1, c.block(fields)))
+        else:
+            length, payload = body
+            c.send(c.headers(1, c.block(fields + [("content-length", length)]), end_stream=False),
+                   c.data(1, payload, end_stream=True))
     c.read_frames(lambda c: "1" in c.resets or "1" in c.statuses or c.goaway is not None)
     # The connection goes on: a valid request on the next stream is answered.
     c.send(c.headers(3, c.block(c.request("/valid/" + case))))
@@ -364,7 +386,7 @@ SCENARIOS = {
 if __name__ == "__main__":
     scenario, port = sys.argv[1], int(sys.argv[2])
     if scenario.startswith("malformed:"):
-        connection = malformed(port, scenario.split(":", 1)[1])
+        connection = malformed(port, scenario.split(":", 1)[1], int(sys.argv[3]) if len(sys.argv) > 3 else None)
     else:
         connection = SCENARIOS[scenario](port)
     connection.report()

@@ -242,6 +242,8 @@ final class HTTP2CallbackInbox {
     var outbound: [Int32: HTTP2OutboundData] = [:]
     let maxHeaderBytes: Int
     let maxHeaderCount: Int
+    /// Request bodies with a `content-length`, by stream (at most the streams nghttp2 admits).
+    var declaredBodies: [Int32: DeclaredBody] = [:]
     /// Empty frames that ended no stream, so far (see `maxEmptyFrames`).
     var emptyFrames = 0
     /// The highest stream id the client opened a stream with.
@@ -261,6 +263,23 @@ final class HTTP2CallbackInbox {
     init(maxHeaderBytes: Int, maxHeaderCount: Int) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderCount = maxHeaderCount
+    }
+
+    /// A request body's declared length, the bytes received, and the last chunk, held until
+    /// END_STREAM shows no byte follows (at most one chunk: nghttp2 resets a stream whose DATA
+    /// goes beyond the declared length before handing it over).
+    struct DeclaredBody {
+        let declared: Int
+        var received = 0
+        var held: [UInt8] = []
+    }
+
+    static let contentLength = Array("content-length".utf8)
+
+    /// Hands over the held end of a body whose stream ends here.
+    func releaseHeldBody(of stream: Int32) {
+        guard let body = declaredBodies.removeValue(forKey: stream), !body.held.isEmpty else { return }
+        events.append(.data(stream: stream, body.held))
     }
 
     var pendingOutboundBytes: Int { outbound.values.reduce(0) { $0 + $1.pendingCount } }
@@ -403,8 +422,20 @@ private enum HTTP2Callbacks {
         case headersType:
             guard let block = inbox.headerBlocks.removeValue(forKey: stream) else { return 0 }
             let list: HTTP2HeaderList = block.isTooLarge ? .tooLarge : .fields(block.fields)
-            inbox.events.append(block.isTrailer ? .trailers(stream: stream, list) : .requestHead(stream: stream, list, endsStream: endsStream))
+            if block.isTrailer {
+                inbox.releaseHeldBody(of: stream)
+                inbox.events.append(.trailers(stream: stream, list))
+            } else {
+                if !endsStream, let length = block.fields.first(where: { $0.name == HTTP2CallbackInbox.contentLength }) {
+                    // nghttp2 checked its syntax; a value beyond Int is not tracked.
+                    if let declared = Int(String(decoding: length.value, as: UTF8.self)) {
+                        inbox.declaredBodies[stream] = HTTP2CallbackInbox.DeclaredBody(declared: declared)
+                    }
+                }
+                inbox.events.append(.requestHead(stream: stream, list, endsStream: endsStream))
+            }
         case dataType where endsStream:
+            inbox.releaseHeldBody(of: stream)
             inbox.events.append(.endOfStream(stream: stream))
         default:
             break
@@ -414,8 +445,22 @@ private enum HTTP2Callbacks {
 
     static func dataChunk(_ stream: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int, _ userData: UnsafeMutableRawPointer?) -> Int32 {
         guard let data, length > 0 else { return 0 }
+        let inbox = inbox(userData)
         // The bytes view the connection's receive buffer, which is reused: copied out.
-        inbox(userData).events.append(.data(stream: stream, Array(UnsafeBufferPointer(start: data, count: length))))
+        let bytes = Array(UnsafeBufferPointer(start: data, count: length))
+        if var body = inbox.declaredBodies[stream] {
+            body.received += length
+            if body.received >= body.declared {
+                // The bytes that complete the declared length wait for END_STREAM: DATA beyond
+                // `content-length` may still come (in a later read), and then the request is
+                // malformed (RFC 9113 §8.1.1) and must not reach the upstream complete.
+                body.held += bytes
+                inbox.declaredBodies[stream] = body
+                return 0
+            }
+            inbox.declaredBodies[stream] = body
+        }
+        inbox.events.append(.data(stream: stream, bytes))
         return 0
     }
 
@@ -423,6 +468,7 @@ private enum HTTP2Callbacks {
         let inbox = inbox(userData)
         inbox.headerBlocks[stream] = nil
         inbox.outbound[stream] = nil
+        inbox.declaredBodies[stream] = nil
         inbox.events.append(.closed(stream: stream, errorCode: errorCode))
         return 0
     }

@@ -26,9 +26,9 @@ struct HTTP2AttackTests {
         var description: String { "goaway \(goaway.map(String.init) ?? "none"), resets \(resets), statuses \(statuses), closed \(closed ?? "no"), sent \(sent)" }
     }
 
-    static func play(_ scenario: String, port: Int) async throws -> Report {
+    static func play(_ scenario: String, port: Int, _ extra: [String] = []) async throws -> Report {
         let output = try await ProcessRunner.run(
-            ProcessRunner.python, [ProcessRunner.repositoryRoot() + "/Tests/Peers/h2_attacks.py", scenario, String(port)])
+            ProcessRunner.python, [ProcessRunner.repositoryRoot() + "/Tests/Peers/h2_attacks.py", scenario, String(port)] + extra)
         let line = output.stdout.split(separator: "\n").last.map(String.init) ?? ""
         do {
             return try JSONDecoder().decode(Report.self, from: Data(line.utf8))
@@ -100,6 +100,7 @@ struct HTTP2AttackTests {
         "uppercase-name", "connection", "transfer-encoding", "keep-alive", "proxy-connection", "upgrade", "te-gzip",
         "missing-method", "missing-path", "missing-scheme", "empty-path", "duplicate-path", "duplicate-method",
         "unknown-pseudo", "response-pseudo", "misplaced-pseudo", "content-length-more", "content-length-less",
+        "content-length-split",
     ]
 
     @Test("malformed requests (uppercase names, connection-specific fields, te other than trailers, bad pseudo-headers, content-length not matching the DATA) are reset with PROTOCOL_ERROR and never reach the upstream; the connection goes on")
@@ -107,7 +108,7 @@ struct HTTP2AttackTests {
         let fixture = try await RecordingUpstreamFixture.start()
         defer { fixture.stop() }
         for name in Self.malformed {
-            let report = try await Self.play("malformed:" + name, port: fixture.port)
+            let report = try await Self.play("malformed:" + name, port: fixture.port, [String(fixture.controlPort)])
             #expect(report.resets["1"] == Self.protocolError, "\(name): \(report)")
             #expect(report.statuses["1"] == nil, "\(name): \(report)")
             #expect(report.goaway == nil, "\(name): \(report)")
