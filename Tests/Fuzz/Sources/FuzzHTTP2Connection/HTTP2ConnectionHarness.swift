@@ -9,12 +9,9 @@ import AppNativeHTTP
 /// reach the preface check); the second byte chooses a split point in the rest. The rest is fed
 /// once whole and once as two reads: both must give the same requests, answers, resets and
 /// verdict. Every request that becomes an exchange must hold to the limits, and the streams in
-/// flight to the advertised maximum.
-///
-/// Body bytes are not compared: nghttp2 checks a DATA frame against `content-length` as its
-/// payload arrives, so a frame that overruns the declared length hands over the declared
-/// prefix when the overrun comes in a later read, and nothing when it comes in the same one (the
-/// stream is reset either way).
+/// flight to the advertised maximum. Body bytes are not compared: a body streams as it arrives,
+/// so how much of an unfinished one was handed over depends on the reads (the held end of a
+/// declared length is checked by `Adversarial: HTTP/2 frames`, content-length-split).
 enum HTTP2ConnectionHarness {
     /// Small limits, so mutations reach every limit path.
     static let limits = HTTPLimits(maxRequestLineBytes: 256, maxHeaderBytes: 1024, maxHeaderCount: 16, maxBodyBytes: 4096)
