@@ -23,7 +23,7 @@ seconds="${FUZZ_SECONDS:-60}"
 work="${FUZZ_WORK:-$package/.build/fuzz-work}"
 config="${FUZZ_CONFIG:-release}"
 all_harnesses=(FuzzHTTPRequestParser FuzzHTTPResponseParser FuzzMultipartParser FuzzJSONParser FuzzJWT FuzzJWKS
-  FuzzAuthorizationHook FuzzModels)
+  FuzzAuthorizationHook FuzzModels FuzzHTTP2Connection)
 if [ $# -gt 0 ]; then harnesses=("$@"); else harnesses=("${all_harnesses[@]}"); fi
 
 for harness in "${harnesses[@]}"; do
@@ -57,7 +57,8 @@ swift build --package-path "$package" "${build_flags[@]}" >&2
 bin="$(swift build --package-path "$package" "${build_flags[@]}" --show-bin-path)"
 
 # Seed corpora from the committed vectors, rebuilt on every run.
-python3 - "$root" "$work" <<'PYTHON'
+# Debian's python3 (its python3-h2 makes the HTTP/2 seeds), as the integration tests use.
+"${PYTHON:-/usr/bin/python3}" - "$root" "$work" <<'PYTHON'
 import base64, json, os, shutil, sys
 
 root, work = sys.argv[1], sys.argv[2]
@@ -226,6 +227,51 @@ seed("posted-refs", 18, ["r1", {"name": "a", "mime": "m", "size": 0, "ref": "r2"
 seed("widget-action-result", 19, {"ok": False, "message": "m", "style": "info", "widget": widgets[0], "openPath": "/x"})
 seed("decision-result", 20, {"approvals": [{"id": "a", "title": "T"}]})
 seed("options-result", 21, [{"value": "a", "label": "A", "subtitle": "s"}])
+
+# HTTP/2: mode byte (low bit 0: the harness sends the preface and SETTINGS first; 1: raw), split
+# byte, then frames a client sends (hpack and hyperframe: Debian's python3-h2). The frames the
+# adversarial tests play (Tests/Peers/h2_attacks.py, h2_adversary.py) in small numbers.
+corpus = fresh("FuzzHTTP2Connection")
+try:
+    import hpack
+    from hyperframe.frame import (ContinuationFrame, DataFrame, GoAwayFrame, HeadersFrame, PingFrame, PriorityFrame,
+                                  RstStreamFrame, SettingsFrame, WindowUpdateFrame)
+except ImportError:
+    sys.exit("fuzz: the HTTP/2 seeds need hpack and hyperframe (Debian python3-h2; scripts/install-deps.sh)")
+def frame(kind, stream, data=b"", flags=()):
+    f = kind(stream)
+    if data:
+        f.data = data
+    for flag in flags:
+        f.flags.add(flag)
+    return f.serialize()
+def request(path="/a", method="GET", extra=()):
+    return hpack.Encoder().encode([(":method", method), (":scheme", "https"), (":path", path), (":authority", "a")] + list(extra))
+preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + SettingsFrame(0).serialize()
+sequences = {
+    "get": frame(HeadersFrame, 1, request(), ["END_HEADERS", "END_STREAM"]),
+    "post": frame(HeadersFrame, 1, request("/p", "POST", [("content-length", "5")]), ["END_HEADERS"])
+            + frame(DataFrame, 1, b"hello", ["END_STREAM"]),
+    "trailers": frame(HeadersFrame, 1, request("/t", "POST"), ["END_HEADERS"]) + frame(DataFrame, 1, b"x")
+                + frame(HeadersFrame, 1, hpack.Encoder().encode([("x-t", "1")]), ["END_HEADERS", "END_STREAM"]),
+    "continuation": frame(HeadersFrame, 1, request()[:5]) + frame(ContinuationFrame, 1, request()[5:], ["END_HEADERS"]),
+    "cookies": frame(HeadersFrame, 1, request("/c", extra=[("cookie", "a=1"), ("cookie", "b=2"), ("te", "trailers")]),
+                     ["END_HEADERS", "END_STREAM"]),
+    "two-streams": frame(HeadersFrame, 1, request("/1"), ["END_HEADERS", "END_STREAM"])
+                   + frame(HeadersFrame, 3, request("/3"), ["END_HEADERS", "END_STREAM"]) + RstStreamFrame(3, error_code=8).serialize(),
+    "control": PingFrame(0, opaque_data=b"12345678").serialize() + WindowUpdateFrame(0, window_increment=1000).serialize()
+               + PriorityFrame(1, depends_on=0, stream_weight=16).serialize() + SettingsFrame(0, settings={4: 1 << 20}).serialize()
+               + GoAwayFrame(0, last_stream_id=0, error_code=0).serialize(),
+    "malformed": frame(HeadersFrame, 1, request("/m", extra=[("X-Upper", "1"), ("connection", "close")]), ["END_HEADERS", "END_STREAM"])
+                 + frame(HeadersFrame, 3, hpack.Encoder().encode([(":path", "/x")]), ["END_HEADERS", "END_STREAM"]),
+    "connect": frame(HeadersFrame, 1, hpack.Encoder().encode([(":method", "CONNECT"), (":protocol", "websocket"), (":scheme", "https"),
+                                                              (":path", "/ws"), (":authority", "a")]), ["END_HEADERS"]),
+}
+for name, frames in sequences.items():
+    for split in (0x00, 0x80, 0xFF):
+        write(corpus, "%s-%02x" % (name, split), bytes([0, split]) + frames)
+    write(corpus, "%s-raw" % name, bytes([1, 0x80]) + preface + frames)
+write(corpus, "preface-only-raw", bytes([1, 0x40]) + preface)
 PYTHON
 
 # Largest input per harness: past every limit the harness configures (HTTP 1 KiB header

@@ -67,6 +67,15 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            // The HTTP/2 connection's input path: AppNativeServer (libnghttp2) through the umbrella product.
+            name: "FuzzHTTP2Connection",
+            dependencies: [
+                "CAppNativeFuzzer",
+                .product(name: "AppNativeHTTP", package: "AppNative"),
+                .product(name: "AppNative", package: "AppNative"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzJWT",
             dependencies: [
                 "CAppNativeFuzzer",

@@ -262,6 +262,15 @@ final class HTTP2CallbackInbox {
     var outbound: [Int32: HTTP2OutboundData] = [:]
     let maxHeaderBytes: Int
     let maxHeaderCount: Int
+    /// Request bodies with a `content-length`, by stream (at most the streams nghttp2 admits).
+    var declaredBodies: [Int32: DeclaredBody] = [:]
+    /// Empty frames that ended no stream, so far (see `maxEmptyFrames`).
+    var emptyFrames = 0
+    /// The highest stream id the client opened a stream with.
+    var highestClientStream: Int32 = 0
+    /// The last stream id of the GOAWAY sent for a stream id going backwards (`Int32.max`
+    /// until then): no stream above it becomes a request.
+    var lastAdmittedStream = Int32.max
 
     struct HeaderBlock {
         var fields: [HTTP2Field] = []
@@ -276,11 +285,32 @@ final class HTTP2CallbackInbox {
         self.maxHeaderCount = maxHeaderCount
     }
 
+    /// A request body's declared length, the bytes received, and the last chunk, held until
+    /// END_STREAM shows no byte follows (at most one chunk: nghttp2 resets a stream whose DATA
+    /// goes beyond the declared length before handing it over).
+    struct DeclaredBody {
+        let declared: Int
+        var received = 0
+        var held: [UInt8] = []
+    }
+
+    static let contentLength = Array("content-length".utf8)
+
+    /// Hands over the held end of a body whose stream ends here.
+    func releaseHeldBody(of stream: Int32) {
+        guard let body = declaredBodies.removeValue(forKey: stream), !body.held.isEmpty else { return }
+        events.append(.data(stream: stream, body.held))
+    }
+
     var pendingOutboundBytes: Int { outbound.values.reduce(0) { $0 + $1.pendingCount } }
 
     /// A header block that decodes to this many times the limit is an HPACK bomb: the connection
     /// ends instead of spending more time decoding it.
     static let bombFactor = 4
+
+    /// Empty DATA, HEADERS and CONTINUATION frames without END_STREAM a connection may send:
+    /// clients send none or a few; a flood of them ends the connection.
+    static let maxEmptyFrames = 1000
 }
 
 @available(*, unavailable, message: "loop-owned")
@@ -304,6 +334,9 @@ private enum HTTP2Callbacks {
     static let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
     static func install(on callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { session, header, userData in
+            HTTP2Callbacks.beginFrame(session, header, userData)
+        }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             HTTP2Callbacks.beginHeaders(frame, userData)
         }
@@ -327,8 +360,45 @@ private enum HTTP2Callbacks {
         }
     }
 
+    static let continuationType = UInt8(NGHTTP2_CONTINUATION.rawValue)
+
+    /// Checks nghttp2 leaves to the server, on every frame header before its payload.
+    static func beginFrame(_ session: OpaquePointer?, _ header: UnsafePointer<nghttp2_frame_hd>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+        guard let session, let header else { return 0 }
+        let inbox = inbox(userData)
+        let type = header.pointee.type
+        let stream = header.pointee.stream_id
+        // Empty DATA, HEADERS and CONTINUATION frames that do not end a stream cost work and
+        // carry nothing (CVE-2019-9518): beyond a budget the connection ends (ENHANCE_YOUR_CALM).
+        if header.pointee.length == 0, header.pointee.flags & endStreamFlag == 0,
+            type == dataType || type == headersType || type == continuationType
+        {
+            inbox.emptyFrames += 1
+            if inbox.emptyFrames > HTTP2CallbackInbox.maxEmptyFrames { return callbackFailure }
+        }
+        // RFC 9113 §5.1.1: a new stream's id is above every id the client used. nghttp2 ignores
+        // HEADERS on a lower id it no longer knows; the RFC makes it a connection error: GOAWAY
+        // PROTOCOL_ERROR, no stream after it, and the connection closes once the streams it
+        // admitted are answered (nghttp2 then wants neither to read nor to write).
+        if type == headersType, stream & 1 == 1 {
+            if stream > inbox.highestClientStream {
+                inbox.highestClientStream = stream
+            } else if stream < inbox.highestClientStream, nghttp2_session_find_stream(session, stream) == nil,
+                inbox.lastAdmittedStream == Int32.max
+            {
+                let last = nghttp2_session_get_last_proc_stream_id(session)
+                inbox.lastAdmittedStream = last
+                _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue), nil, 0)
+            }
+        }
+        return 0
+    }
+
     static func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
         guard let frame, frame.pointee.hd.type == headersType else { return 0 }
+        // A stream above the GOAWAY's last stream id, in the bytes nghttp2 still reads before the
+        // GOAWAY is sent, is reset: the client learnt it was not processed.
+        if frame.pointee.hd.stream_id > inbox(userData).lastAdmittedStream { return temporalFailure }
         let isTrailer = frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS
         inbox(userData).headerBlocks[frame.pointee.hd.stream_id] = HTTP2CallbackInbox.HeaderBlock(isTrailer: isTrailer)
         return 0
@@ -372,8 +442,20 @@ private enum HTTP2Callbacks {
         case headersType:
             guard let block = inbox.headerBlocks.removeValue(forKey: stream) else { return 0 }
             let list: HTTP2HeaderList = block.isTooLarge ? .tooLarge : .fields(block.fields)
-            inbox.events.append(block.isTrailer ? .trailers(stream: stream, list) : .requestHead(stream: stream, list, endsStream: endsStream))
+            if block.isTrailer {
+                inbox.releaseHeldBody(of: stream)
+                inbox.events.append(.trailers(stream: stream, list))
+            } else {
+                if !endsStream, let length = block.fields.first(where: { $0.name == HTTP2CallbackInbox.contentLength }) {
+                    // nghttp2 checked its syntax; a value beyond Int is not tracked.
+                    if let declared = Int(String(decoding: length.value, as: UTF8.self)) {
+                        inbox.declaredBodies[stream] = HTTP2CallbackInbox.DeclaredBody(declared: declared)
+                    }
+                }
+                inbox.events.append(.requestHead(stream: stream, list, endsStream: endsStream))
+            }
         case dataType where endsStream:
+            inbox.releaseHeldBody(of: stream)
             inbox.events.append(.endOfStream(stream: stream))
         default:
             break
@@ -383,8 +465,22 @@ private enum HTTP2Callbacks {
 
     static func dataChunk(_ stream: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int, _ userData: UnsafeMutableRawPointer?) -> Int32 {
         guard let data, length > 0 else { return 0 }
+        let inbox = inbox(userData)
         // The bytes view the connection's receive buffer, which is reused: copied out.
-        inbox(userData).events.append(.data(stream: stream, Array(UnsafeBufferPointer(start: data, count: length))))
+        let bytes = Array(UnsafeBufferPointer(start: data, count: length))
+        if var body = inbox.declaredBodies[stream] {
+            body.received += length
+            if body.received >= body.declared {
+                // The bytes that complete the declared length wait for END_STREAM: DATA beyond
+                // `content-length` may still come (in a later read), and then the request is
+                // malformed (RFC 9113 §8.1.1) and must not reach the upstream complete.
+                body.held += bytes
+                inbox.declaredBodies[stream] = body
+                return 0
+            }
+            inbox.declaredBodies[stream] = body
+        }
+        inbox.events.append(.data(stream: stream, bytes))
         return 0
     }
 
@@ -392,6 +488,7 @@ private enum HTTP2Callbacks {
         let inbox = inbox(userData)
         inbox.headerBlocks[stream] = nil
         inbox.outbound[stream] = nil
+        inbox.declaredBodies[stream] = nil
         inbox.events.append(.closed(stream: stream, errorCode: errorCode))
         return 0
     }
