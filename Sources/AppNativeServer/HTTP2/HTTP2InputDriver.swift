@@ -58,8 +58,13 @@ public final class HTTP2InputDriver {
             for event in events {
                 guard let action = state.handle(event) else { continue }
                 switch action {
-                case .startExchange(_, let head, _):
+                case .startExchange(_, let head, _), .startWebSocket(_, let head):
                     tally.requests.append(head)
+                case .tunnelData(let id, let bytes):
+                    tally.bodyBytes += bytes.count
+                    session.consume(stream: id, count: bytes.count)
+                case .tunnelEnded:
+                    break
                 case .deliverBody(let id, let bytes):
                     tally.bodyBytes += bytes.count
                     session.consume(stream: id, count: bytes.count)
