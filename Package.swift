@@ -163,7 +163,7 @@ let package = Package(
         ),
         .testTarget(name: "AppNativeGatewayCLITests", dependencies: ["AppNativeGatewayCLI"]),
         .testTarget(name: "AppNativeServerTests", dependencies: ["AppNativeServer", "AppNativeHTTP", "AppNativeCore"]),
-        .testTarget(name: "AppNativeProxyTests", dependencies: ["AppNativeProxy", "AppNativeServer", "AppNativeCore"]),
+        .testTarget(name: "AppNativeProxyTests", dependencies: ["AppNativeProxy", "AppNativeServer", "AppNativeHTTP", "AppNativeCore"]),
         .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeJSON", "AppNativeProxy"]),
         .testTarget(
             name: "AppNativeSignInTests",

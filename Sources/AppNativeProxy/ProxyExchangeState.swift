@@ -466,7 +466,9 @@ struct ProxyExchangeState<Connection: DialledConnection> {
             response = .finished  // moved out while it grows, so the body is not copied
             collected.body.append(contentsOf: buffer[(buffer.startIndex + range.lowerBound)..<(buffer.startIndex + range.upperBound)])
             if collected.body.count > mediator.maxUpstreamBodyBytes {
-                return fail(.responseTooLarge, release: cut())
+                // Collecting, so not answered yet: the error is this exchange's answer.
+                let release = cut()
+                return .fail(.responseTooLarge, release)
             }
             response = .collecting(collected)
             return .none
