@@ -223,10 +223,12 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate {
 
     // MARK: Upstream events
 
+    func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: ArraySlice<UInt8>) {
+        responded(state.responseEvent(event, in: buffer, on: connection), on: connection)
+    }
+
     func upstream(_ connection: UpstreamConnection, _ event: UpstreamEvent) {
         switch event {
-        case .response(let event, let buffer):
-            responded(state.responseEvent(event, in: buffer, on: connection), on: connection)
         case .connected:
             apply(state.connected(connection), to: connection)
         case .writable:

@@ -449,44 +449,64 @@ struct ProxyExchangeState<Connection: DialledConnection> {
     /// One parser event of the upstream's answer on `connection`; `body` is the event's bytes
     /// for `.body`.
     mutating func responseEvent(_ event: HTTPParserEvent<HTTPResponseHead>, in buffer: ArraySlice<UInt8>, on connection: Connection) -> ResponseAction {
-        switch (response, event) {
-        case (.awaitingHead, .head(let head, _)) where head.status < 200 && head.status != 101:
-            // RFC 9110 §15.2: interim answers precede the final one; the response timeout keeps
-            // running until that arrives.
-            response = .interim
-            guard head.status != 100, case .relayed = responseHandling else { return .none }
-            return .relayInterim(head)
-        case (.interim, .end):
-            response = .awaitingHead
-            return .none
-        case (.awaitingHead, .head(let head, _)):
-            return finalHead(head, on: connection)
-        case (.collecting(var collected), .body(let range)):
-            guard case .mediated(let mediator) = responseHandling else { return .none }
-            response = .finished  // moved out while it grows, so the body is not copied
-            collected.body.append(contentsOf: buffer[(buffer.startIndex + range.lowerBound)..<(buffer.startIndex + range.upperBound)])
-            if collected.body.count > mediator.maxUpstreamBodyBytes {
-                // Collecting, so not answered yet: the error is this exchange's answer.
-                let release = cut()
-                return .fail(.responseTooLarge, release)
+        // By event, then by phase: a switch over the pair would copy the event into a tuple.
+        switch event {
+        case .head(let head, _):
+            switch response {
+            case .awaitingHead where head.status < 200 && head.status != 101:
+                // RFC 9110 §15.2: interim answers precede the final one; the response timeout
+                // keeps running until that arrives.
+                response = .interim
+                guard head.status != 100, case .relayed = responseHandling else { return .none }
+                return .relayInterim(head)
+            case .awaitingHead:
+                return finalHead(head, on: connection)
+            case .tunnelled, .done, .finished:
+                // Events after an error answer.
+                return .none
+            case .interim, .collecting, .streaming:
+                // The parser delivers head, body, end in order; nothing else can arrive here.
+                return fail(.invalidResponse, release: cut())
             }
-            response = .collecting(collected)
-            return .none
-        case (.streaming, .body(let range)):
-            return .relayBody(buffer[(buffer.startIndex + range.lowerBound)..<(buffer.startIndex + range.upperBound)])
-        case (.collecting(let collected), .end):
-            response = .done
-            guard case .mediated(let mediator) = responseHandling else { return .finish(nil, releaseIfDone()) }
-            return .answerCollected(collected, mediator, releaseIfDone())
-        case (.streaming, .end(let trailers)):
-            response = .done
-            return .finish(trailers, releaseIfDone())
-        case (.tunnelled, _), (.done, _), (.finished, _):
-            // Events after an error answer, or the 101's own end.
-            return .none
-        case (.awaitingHead, _), (.interim, _), (.collecting, .head), (.streaming, .head):
-            // The parser delivers head, body, end in order; nothing else can arrive here.
-            return fail(.invalidResponse, release: cut())
+        case .body(let range):
+            let bytes = buffer[(buffer.startIndex + range.lowerBound)..<(buffer.startIndex + range.upperBound)]
+            switch response {
+            case .streaming:
+                return .relayBody(bytes)
+            case .collecting(var collected):
+                guard case .mediated(let mediator) = responseHandling else { return .none }
+                response = .finished  // moved out while it grows, so the body is not copied
+                collected.body.append(contentsOf: bytes)
+                if collected.body.count > mediator.maxUpstreamBodyBytes {
+                    // Collecting, so not answered yet: the error is this exchange's answer.
+                    let release = cut()
+                    return .fail(.responseTooLarge, release)
+                }
+                response = .collecting(collected)
+                return .none
+            case .tunnelled, .done, .finished:
+                return .none
+            case .awaitingHead, .interim:
+                return fail(.invalidResponse, release: cut())
+            }
+        case .end(let trailers):
+            switch response {
+            case .interim:
+                response = .awaitingHead
+                return .none
+            case .streaming:
+                response = .done
+                return .finish(trailers, releaseIfDone())
+            case .collecting(let collected):
+                response = .done
+                guard case .mediated(let mediator) = responseHandling else { return .finish(nil, releaseIfDone()) }
+                return .answerCollected(collected, mediator, releaseIfDone())
+            case .tunnelled, .done, .finished:
+                // The 101's own end, or events after an error answer.
+                return .none
+            case .awaitingHead:
+                return fail(.invalidResponse, release: cut())
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import AppNativeHTTP
 import AppNativeServer
 
 /// A WebSocket tunnel after a 101: the client's side through its carrier's `Tunnel`, the
@@ -38,6 +39,10 @@ final class ProxyTunnel: TunnelDelegate, UpstreamConnectionDelegate {
 
     // MARK: Upstream side
 
+    func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: ArraySlice<UInt8>) {
+        // The 101's own end: the tunnel starts after it.
+    }
+
     func upstream(_ connection: UpstreamConnection, _ event: UpstreamEvent) {
         switch event {
         case .tunnelData(let bytes):
@@ -55,8 +60,8 @@ final class ProxyTunnel: TunnelDelegate, UpstreamConnectionDelegate {
             client?.resume()
         case .failed:
             if state.upstreamClosed() { client?.close() }
-        case .response, .connected, .deadlinePassed:
-            // The 101's own end; no deadline is armed on a tunnel.
+        case .connected, .deadlinePassed:
+            // No deadline is armed on a tunnel.
             break
         }
     }

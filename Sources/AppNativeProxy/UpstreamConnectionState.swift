@@ -119,9 +119,9 @@ struct UpstreamConnectionState {
 
     /// The parser's step over received bytes (the caller keeps the bytes).
     mutating func parse(_ input: UnsafeRawBufferPointer) throws(HTTPParseError) -> (consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?) {
-        let step = try parser.parse(input)
-        if step.event != nil, parser.hasSwitchedProtocols { phase = .tunnel }
-        return step
+        // After the step (a 101's head or end switches), without holding the step's event.
+        defer { if parser.hasSwitchedProtocols { phase = .tunnel } }
+        return try parser.parse(input)
     }
 
     /// The exchange switched the connection to raw bytes after a 101.
