@@ -46,9 +46,12 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
     private let transport: any ConnectionTransport
     private unowned let pool: UpstreamPool
     weak var delegate: (any UpstreamConnectionDelegate)?
-    /// The connection's protocol state (connecting, serving, idle, tunnel, closing) and its
-    /// response parser; every change of either goes through it.
+    /// The connection's protocol state (connecting, serving, idle, tunnel, closing); every
+    /// change goes through it.
     private var state = UpstreamConnectionState()
+    /// The current exchange's response framing (the request's method decides whether it has a
+    /// body) and what is left of its bytes.
+    private var parser = HTTPResponseParser()
     var isConnected: Bool { state.isConnected }
     var isClosed: Bool { state.isClosed }
     private var output = OutgoingBytes()
@@ -78,7 +81,8 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
     func begin(method: String, delegate: any UpstreamConnectionDelegate) {
         self.delegate = delegate
         pool.loop.disarm(deadline)
-        state.begin(method: method)
+        parser.expectResponse(to: method)
+        state.begin()
     }
 
     /// Arms the exchange's deadline, `nanoseconds` from now (replacing any armed one).
@@ -270,6 +274,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
             }
             position += step.consumed
             if let event = step.event {
+                if parser.hasSwitchedProtocols { state.startTunnel() }
                 delegate?.upstream(self, received: event, in: bytes[start..<range.upperBound])
                 continue
             }
@@ -282,7 +287,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
     {
         bytes.withUnsafeBytes { buffer in
             do throws(HTTPParseError) {
-                return .success(try state.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
+                return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
             } catch {
                 return .failure(error)
             }
@@ -296,9 +301,13 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
         case .close(let failure):
             closeSocket()
             if let failure { delegate?.upstream(self, .failed(failure)) }
-        case .finish(let event):
+        case .finishResponse(let failure):
             closeSocket()
-            delegate?.upstream(self, received: event, in: [])
+            if let event = try? parser.finish() {
+                delegate?.upstream(self, received: event, in: [])
+            } else {
+                delegate?.upstream(self, .failed(failure))
+            }
         case .none:
             break
         }
@@ -343,12 +352,16 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
     // MARK: Ending
 
     /// Whether the connection can carry another exchange.
-    var isReusable: Bool { state.isReusable(isDrained: output.isEmpty && pending.isEmpty) }
+    var isReusable: Bool { state.isReusable(isDrained: isDrained) }
+
+    /// Nothing of the last exchange is left: no bytes queued either way, and the parser is not
+    /// discarding the rest of a response that closes the connection.
+    private var isDrained: Bool { output.isEmpty && pending.isEmpty && !parser.isDiscardingInput }
 
     /// Ends the exchange; returns the connection to the pool when it can be reused.
     func release(reusable: Bool) {
         delegate = nil
-        switch state.release(reusable: reusable, isDrained: output.isEmpty && pending.isEmpty) {
+        switch state.release(reusable: reusable, isDrained: isDrained) {
         case .giveBack: pool.giveBack(self)
         case .close: closeSocket()
         case .none: break
@@ -381,7 +394,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
         case .close(let failure):
             closeSocket()
             if let failure { delegate?.upstream(self, .failed(failure)) }
-        case .finish, .none:
+        case .finishResponse, .none:
             break
         }
     }

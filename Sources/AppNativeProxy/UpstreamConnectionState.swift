@@ -1,10 +1,12 @@
-import AppNativeHTTP
-
 /// Where one upstream connection is in its life, and what each event on it leads to: connecting,
 /// serving an exchange (before and after the first response byte), idle in the pool, a WebSocket
 /// tunnel, closing once its last bytes are written, closed. Pure: `UpstreamConnection` reads and
-/// writes the socket and performs what the transitions return, after them, so an exchange told
-/// about an event finds the connection already in its next state.
+/// writes the socket, runs the response parser and performs what the transitions return, after
+/// them, so an exchange told about an event finds the connection already in its next state.
+///
+/// The parser stays beside the machine, not in it: its steps call into another module, and a
+/// `modify` of the machine around such a call would make every access to it, even a read of
+/// `isClosed`, pay for dynamic exclusivity checking.
 struct UpstreamConnectionState {
     enum Phase: Equatable {
         /// The non-blocking connect is under way for an exchange; queued bytes wait for it.
@@ -28,9 +30,6 @@ struct UpstreamConnectionState {
     }
 
     private(set) var phase = Phase.connecting
-    /// The current exchange's response framing (the request's method decides whether it has a
-    /// body) and what is left of its bytes.
-    private(set) var parser = HTTPResponseParser()
 
     // MARK: Facts
 
@@ -56,15 +55,13 @@ struct UpstreamConnectionState {
 
     // MARK: Events
 
-    /// An exchange takes the connection (new, or from the pool); `method` decides whether the
-    /// response has a body.
-    mutating func begin(method: String) {
+    /// An exchange takes the connection (new, or from the pool).
+    mutating func begin() {
         switch phase {
         case .idle: phase = .serving(.awaitingResponse)
         case .serving: phase = .serving(.awaitingResponse)
         case .connecting, .tunnel, .closingAfterFlush, .closed: break
         }
-        parser.expectResponse(to: method)
     }
 
     /// What the outcome of the non-blocking connect leads to.
@@ -117,14 +114,7 @@ struct UpstreamConnectionState {
         }
     }
 
-    /// The parser's step over received bytes (the caller keeps the bytes).
-    mutating func parse(_ input: UnsafeRawBufferPointer) throws(HTTPParseError) -> (consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?) {
-        // After the step (a 101's head or end switches), without holding the step's event.
-        defer { if parser.hasSwitchedProtocols { phase = .tunnel } }
-        return try parser.parse(input)
-    }
-
-    /// The exchange switched the connection to raw bytes after a 101.
+    /// The parser saw a 101 end, or the exchange switched the connection to raw bytes after one.
     mutating func startTunnel() {
         guard !isClosed else { return }
         phase = .tunnel
@@ -134,8 +124,9 @@ struct UpstreamConnectionState {
     enum EndAction: Equatable {
         /// Close; the exchange, if any, is told `failure`.
         case close(failure: UpstreamFailure?)
-        /// Close, then hand the exchange the response's last event (a body delimited by the close).
-        case finish(HTTPParserEvent<HTTPResponseHead>)
+        /// Close, then ask the parser for the response's last event (a body delimited by the
+        /// close) for the exchange; without one, the exchange is told `otherwise`.
+        case finishResponse(otherwise: UpstreamFailure)
         case none
     }
 
@@ -152,12 +143,7 @@ struct UpstreamConnectionState {
         case .connecting, .serving:
             let failure = cutShort
             phase = .closed
-            do {
-                if let event = try parser.finish() { return .finish(event) }
-            } catch {
-                return .close(failure: failure)
-            }
-            return .close(failure: failure)
+            return .finishResponse(otherwise: failure)
         }
     }
 
@@ -205,9 +191,9 @@ struct UpstreamConnectionState {
 
     /// Whether the connection can carry another exchange once this one ends: established, not a
     /// tunnel, and with nothing of the last exchange left (`isDrained`: no bytes queued either
-    /// way).
+    /// way, and the parser not discarding the rest of a response that closes the connection).
     func isReusable(isDrained: Bool) -> Bool {
-        guard case .serving = phase, isDrained, !parser.isDiscardingInput else { return false }
+        guard case .serving = phase, isDrained else { return false }
         return true
     }
 
