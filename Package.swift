@@ -185,3 +185,9 @@ let package = Package(
 for target in package.targets where target.type != .system && target.name != "CAppNativeLinux" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }
+
+// Strict memory safety (SE-0458) for the proxy: every unsafe construct is marked `unsafe` where it
+// stands, with the invariant that makes it safe beside it.
+for target in package.targets where target.name == "AppNativeProxy" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]
+}

@@ -215,7 +215,8 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
 
     private func readAvailable() {
         while !isClosed && !isReadingPaused && input != .drained {
-            let result = pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
+            // unsafe: the transport writes at most the scratch buffer's count bytes into it, inside the closure.
+            let result = unsafe pool.scratch.withUnsafeMutableBytes { unsafe transport.receive(into: $0) }
             switch result {
             case .transferred(let received):
                 if received < pool.scratch.count && input == .readable && transport.shortReadDrainsSocket {
@@ -285,9 +286,11 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
     private func parse(_ bytes: [UInt8], _ range: Range<Int>)
         -> Result<(consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?), HTTPParseError>
     {
-        bytes.withUnsafeBytes { buffer in
+        // unsafe: the parser reads `range` of `bytes` (within its bounds, as the read loop's ranges
+        // are) inside the closure, and keeps no pointer past it.
+        unsafe bytes.withUnsafeBytes { buffer in
             do throws(HTTPParseError) {
-                return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
+                return unsafe .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
             } catch {
                 return .failure(error)
             }
