@@ -163,7 +163,7 @@ let package = Package(
         ),
         .testTarget(name: "AppNativeGatewayCLITests", dependencies: ["AppNativeGatewayCLI"]),
         .testTarget(name: "AppNativeServerTests", dependencies: ["AppNativeServer", "AppNativeHTTP", "AppNativeCore"]),
-        .testTarget(name: "AppNativeProxyTests", dependencies: ["AppNativeProxy", "AppNativeServer", "AppNativeCore"]),
+        .testTarget(name: "AppNativeProxyTests", dependencies: ["AppNativeProxy", "AppNativeServer", "AppNativeHTTP", "AppNativeCore"]),
         .testTarget(name: "AppNativeIdentityTests", dependencies: ["AppNativeIdentity", "AppNativeHTTP", "AppNativeJSON", "AppNativeProxy"]),
         .testTarget(
             name: "AppNativeSignInTests",
@@ -184,4 +184,10 @@ let package = Package(
 
 for target in package.targets where target.type != .system && target.name != "CAppNativeLinux" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}
+
+// Strict memory safety (SE-0458) for the proxy: every unsafe construct is marked `unsafe` where it
+// stands, with the invariant that makes it safe beside it.
+for target in package.targets where target.name == "AppNativeProxy" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]
 }

@@ -63,7 +63,8 @@ public final class AccessLog: Sendable {
             LogLine.appendQuoted(value, to: &line)
         }
         line += "}\n"
-        line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        // unsafe: write(2) reads count bytes from the string's own UTF-8 storage, valid inside withUTF8.
+        line.withUTF8 { _ = unsafe Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
     }
 }
 

@@ -41,7 +41,8 @@ public struct ExchangeSpan: Sendable {
     ) -> ExchangeSpan {
         let request = exchange.request
         var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
+        // unsafe: clock_gettime writes one timespec into a local it is given the address of.
+        unsafe clock_gettime(CLOCK_REALTIME, &time)
         let end = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
         let elapsed = exchange.loop.nowNanoseconds &- exchange.startedAt
         let start = end >= elapsed ? end - elapsed : 0

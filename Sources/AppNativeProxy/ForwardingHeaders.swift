@@ -34,8 +34,10 @@ public enum ForwardingHeaders: Sendable {
         // temporaries cost an allocation or a slow path each, several per request. Every byte
         // of our element is ASCII (an IP address, a scheme, a checked host).
         let capacity = 40 + peerHost.utf8.count + proto.utf8.count + (host?.utf8.count ?? 0)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var element = ElementWriter(buffer: buffer)
+        // unsafe: the buffer and every pointer into it (the writer's, `written`) live only inside
+        // this closure; the writer checks each append against the capacity computed above.
+        unsafe withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var element = unsafe ElementWriter(buffer: buffer)
             element.append("for=")
             if peer?.family == .inet6 {
                 element.append("\"[")
@@ -59,33 +61,38 @@ public enum ForwardingHeaders: Sendable {
                     break
                 }
             }
-            let written = UnsafeBufferPointer(rebasing: buffer[..<element.count])
+            let written = unsafe UnsafeBufferPointer(rebasing: buffer[..<element.count])
             if incomingForwarded.isEmpty {
-                headers.add(name: "Forwarded", valueBytes: written)
+                unsafe headers.add(name: "Forwarded", valueBytes: written)
             } else {
                 // Behind a trusted proxy: its elements are Latin-1 text, added through the string path.
-                headers.add(name: "Forwarded", value: incomingForwarded + ", " + String(decoding: written, as: UTF8.self))
+                unsafe headers.add(name: "Forwarded", value: incomingForwarded + ", " + String(decoding: written, as: UTF8.self))
             }
         }
     }
 
     /// Appends ASCII text into a buffer sized for it in advance.
-    private struct ElementWriter {
+    // Safe to use: it lives only inside the temporary allocation's closure, and `append` checks
+    // every write against the buffer's bounds.
+    @safe private struct ElementWriter {
         let buffer: UnsafeMutableBufferPointer<UInt8>
         var count = 0
 
         mutating func append(_ text: String) {
             var text = text
-            text.withUTF8 { append($0) }
+            // unsafe: the UTF-8 view is valid inside withUTF8 and copied before it returns.
+            text.withUTF8 { unsafe append($0) }
         }
 
         mutating func append(_ text: StaticString) {
-            append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+            // unsafe: a StaticString's UTF-8 is immortal, utf8CodeUnitCount bytes long.
+            unsafe append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
 
         private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-            precondition(count + bytes.count <= buffer.count, "Forwarded element larger than its buffer")
-            _ = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: bytes)
+            // unsafe: the bounds check itself makes the initialisation below stay inside `buffer`.
+            unsafe precondition(count + bytes.count <= buffer.count, "Forwarded element larger than its buffer")
+            _ = unsafe UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: bytes)
             count += bytes.count
         }
     }
@@ -102,7 +109,8 @@ public enum ForwardingHeaders: Sendable {
         var host = host
         return host.withUTF8 { bytes in
             var form = HostForm.token
-            for byte in bytes {
+            // unsafe: iterates the string's UTF-8 storage, valid inside withUTF8.
+            for unsafe byte in unsafe bytes {
                 switch byte {
                 case 0x80...0xFF, 0x09...0x0D, 0x20, 0x22, 0x3B, 0x2C: return .unusable
                 case UInt8(ascii: ":"): form = .quoted

@@ -153,9 +153,10 @@ public final class ProxyHandler: HTTPExchangeHandler {
         var kept: [UInt8] = []
         var found = false
         var allASCII = true
-        headers.forEachValueBytes("Cookie") { field, isASCII in
+        // unsafe: each field's bytes are a view valid inside the closure; they are copied into `kept`.
+        unsafe headers.forEachValueBytes("Cookie") { field, isASCII in
             allASCII = allASCII && isASCII
-            if CookieHeader.appendRemaining(of: field, removing: name, orNamesStartingWith: prefixes, to: &kept) { found = true }
+            if unsafe CookieHeader.appendRemaining(of: field, removing: name, orNamesStartingWith: prefixes, to: &kept) { found = true }
             return true
         }
         guard found else { return }
@@ -167,7 +168,8 @@ public final class ProxyHandler: HTTPExchangeHandler {
             return
         }
         headers.remove("Cookie")
-        if !kept.isEmpty { kept.withUnsafeBufferPointer { headers.add(name: "Cookie", valueBytes: $0) } }
+        // unsafe: `kept`'s buffer is valid inside the closure; the headers copy it.
+        if !kept.isEmpty { unsafe kept.withUnsafeBufferPointer { unsafe headers.add(name: "Cookie", valueBytes: $0) } }
     }
 
     public func exchangeDidEnd(_ exchange: HTTPExchange) {

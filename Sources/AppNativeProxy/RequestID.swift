@@ -39,13 +39,15 @@ public final class RequestIDGenerator {
     public init() {}
 
     public func next() -> String {
-        pool.draw(16) { random in
-            Self.digits.withUnsafeBufferPointer { digits in
-                String(unsafeUninitializedCapacity: 32) { out in
+        // unsafe: `random` holds the 16 bytes drawn, `digits` 16 entries indexed by a nibble, and
+        // `out` the 32 bytes reserved, each written once at 2·index and 2·index + 1 for index < 16.
+        unsafe pool.draw(16) { random in
+            unsafe Self.digits.withUnsafeBufferPointer { digits in
+                unsafe String(unsafeUninitializedCapacity: 32) { out in
                     for index in 0..<16 {
-                        let byte = random[index]
-                        out[2 * index] = digits[Int(byte >> 4)]
-                        out[2 * index + 1] = digits[Int(byte & 0x0F)]
+                        let byte = unsafe random[index]
+                        unsafe out[2 * index] = unsafe digits[Int(byte >> 4)]
+                        unsafe out[2 * index + 1] = unsafe digits[Int(byte & 0x0F)]
                     }
                     return 32
                 }

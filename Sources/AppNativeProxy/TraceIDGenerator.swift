@@ -12,8 +12,9 @@ struct TraceIDGenerator {
 
     init() {
         var pool = RandomBytePool(capacity: 32)
-        let words = pool.draw(32) { bytes in
-            (0..<4).map { word in (0..<8).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[word * 8 + $1]) } }
+        // unsafe: `bytes` holds the 32 bytes drawn; word * 8 + byte stays below 32.
+        let words = unsafe pool.draw(32) { bytes in
+            (0..<4).map { word in (0..<8).reduce(UInt64(0)) { unsafe $0 << 8 | UInt64(bytes[word * 8 + $1]) } }
         }
         s0 = words[0]
         s1 = words[1]

@@ -58,10 +58,12 @@ public struct TrustedProxies: Sendable {
 
     static func addressBytes(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        // unsafe: inet_pton writes one in_addr (in6_addr) into the local it is given; its bytes are
+        // copied out inside withUnsafeBytes.
+        if unsafe inet_pton(AF_INET, text, &v4) == 1 { return unsafe withUnsafeBytes(of: &v4) { unsafe Array($0) } }
         var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if unsafe inet_pton(AF_INET6, text, &v6) == 1 {
+            let bytes = unsafe withUnsafeBytes(of: &v6) { unsafe Array($0) }
             // IPv4-mapped IPv6 (::ffff:a.b.c.d) compares as IPv4.
             if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return Array(bytes[12...]) }
             return bytes

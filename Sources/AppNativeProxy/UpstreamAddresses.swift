@@ -53,7 +53,8 @@ public final class UpstreamAddresses: Sendable {
     /// Monotonic nanoseconds (the loops' timer clock).
     public static var now: UInt64 {
         var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+        // unsafe: clock_gettime writes one timespec into a local it is given the address of.
+        unsafe clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 

@@ -3,19 +3,31 @@ import AppNativeServer
 internal import CAppNativeLinux
 import Glibc
 
-/// What an upstream connection reports to the exchange using it (loop-owned).
+/// What an upstream connection reports to the exchange using it (loop-owned). The connection
+/// is in its next state when it reports: the exchange may release, write or close it at once.
 protocol UpstreamConnectionDelegate: AnyObject {
-    func upstreamConnected(_ connection: UpstreamConnection)
+    /// One parser event of the response; body ranges index `buffer`. Apart from the other
+    /// events: it is the hot path, and an event carried inside another enum is copied twice.
     func upstream(_ connection: UpstreamConnection, received event: HTTPParserEvent<HTTPResponseHead>, in buffer: ArraySlice<UInt8>)
-    func upstreamTunnelData(_ connection: UpstreamConnection, _ bytes: ArraySlice<UInt8>)
-    func upstreamWritable(_ connection: UpstreamConnection)
-    func upstream(_ connection: UpstreamConnection, failed failure: UpstreamFailure)
+    func upstream(_ connection: UpstreamConnection, _ event: UpstreamEvent)
+}
+
+/// What happened on an upstream connection, for the exchange using it.
+enum UpstreamEvent {
+    /// The TCP connect completed.
+    case connected
+    /// Raw bytes after a 101.
+    case tunnelData(ArraySlice<UInt8>)
+    /// Queued request bytes drained below the low watermark.
+    case writable
+    /// The connection closed or failed; it is closed already.
+    case failed(UpstreamFailure)
     /// The deadline the exchange armed (`arm(after:)`) passed.
-    func upstreamDeadlinePassed(_ connection: UpstreamConnection)
+    case deadlinePassed
 }
 
 /// Why an upstream connection ended an exchange early.
-enum UpstreamFailure: Error {
+enum UpstreamFailure: Error, Equatable {
     case connectFailed(Int32)
     /// Closed or reset before any response byte.
     case closedBeforeResponse
@@ -25,7 +37,7 @@ enum UpstreamFailure: Error {
 }
 
 /// One keep-alive TCP connection to the upstream, owned by one loop.
-final class UpstreamConnection: EventHandler, EndOfIterationWork {
+final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnection {
     let fd: Int32
     /// The address dialled (one of the upstream's resolved addresses).
     let address: SocketAddress
@@ -34,37 +46,20 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     private let transport: any ConnectionTransport
     private unowned let pool: UpstreamPool
     weak var delegate: (any UpstreamConnectionDelegate)?
-    private var lifecycle = Lifecycle.connecting
-    var isConnected: Bool { lifecycle == .open || lifecycle == .closingAfterFlush }
-    var isClosed: Bool { lifecycle == .closed }
-
-    /// Where the connection is in its life; `close()` is the only way to `.closed`.
-    private enum Lifecycle {
-        /// The non-blocking connect is under way; queued bytes wait for it.
-        case connecting
-        case open
-        /// The last bytes (a tunnel's close frame) are being written; then it closes.
-        case closingAfterFlush
-        case closed
-    }
-    private var parser: HTTPResponseParser
+    /// The connection's protocol state (connecting, serving, idle, tunnel, closing); every
+    /// change goes through it.
+    private var state = UpstreamConnectionState()
+    /// The current exchange's response framing (the request's method decides whether it has a
+    /// body) and what is left of its bytes.
+    private var parser = HTTPResponseParser()
+    var isConnected: Bool { state.isConnected }
+    var isClosed: Bool { state.isClosed }
     private var output = OutgoingBytes()
     private var isFlushScheduled = false
     private var wasAboveWatermark = false
     private var isReadingPaused = false
-    private(set) var hasReceivedResponseBytes = false
-    /// Whether the TCP connect completed (before that, no byte of a request has left).
-    private(set) var hasConnected = false
-    /// HTTP messages, or raw bytes after a 101 (WebSocket tunnel).
-    private var mode = Mode.http
-
-    private enum Mode {
-        case http
-        case tunnel
-    }
     /// Pending input kept while reading is paused mid-buffer.
     private var pending: [UInt8] = []
-    var idleSince: UInt64 = 0
     /// The exchange's connect or response deadline while it has a delegate, the pool's idle
     /// expiry while it is idle: one timer on the loop's heap for the connection's life. Unowned:
     /// the loop's registration keeps the connection alive until `close()`, which takes the timer
@@ -78,7 +73,6 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         addressGeneration = pool.addresses.generation
         self.transport = transport
         self.pool = pool
-        parser = HTTPResponseParser()
     }
 
     // MARK: Exchange lifecycle
@@ -86,10 +80,9 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     /// Prepares for a new exchange (`method` decides whether the response has a body).
     func begin(method: String, delegate: any UpstreamConnectionDelegate) {
         self.delegate = delegate
-        idleSince = 0
         pool.loop.disarm(deadline)
-        hasReceivedResponseBytes = false
         parser.expectResponse(to: method)
+        state.begin()
     }
 
     /// Arms the exchange's deadline, `nanoseconds` from now (replacing any armed one).
@@ -101,17 +94,17 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         pool.loop.disarm(deadline)
     }
 
-    /// Arms the idle expiry (the pool took the connection back at `idleSince`).
-    func armIdleExpiry(at deadline: UInt64) {
-        pool.loop.arm(self.deadline, at: deadline)
+    /// The pool kept the connection idle; it closes at `expiry` unless an exchange takes it.
+    func becameIdle(until expiry: UInt64) {
+        state.becameIdle(at: pool.loop.nowNanoseconds)
+        pool.loop.arm(deadline, at: expiry)
     }
 
     private func deadlinePassed() {
-        if let delegate {
-            delegate.upstreamDeadlinePassed(self)
-        } else if idleSince != 0 {
-            // Idle for the pool's whole idle timeout.
-            close()
+        switch state.deadlinePassed() {
+        case .tellExchange: delegate?.upstream(self, .deadlinePassed)
+        case .close: closeSocket()  // idle for the pool's whole idle timeout
+        case .none: break
         }
     }
 
@@ -148,10 +141,10 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
 
     func pauseReading() { isReadingPaused = true }
 
-    /// The request bytes queued on a connection whose connect failed (none of them left), for
-    /// the connection that retries on another address; empties this one's queue.
-    func takeUnsentRequest() -> OutgoingBytes? {
-        guard !hasConnected else { return nil }
+    /// The request bytes queued on a connection whose connect failed (none of them left: the
+    /// exchange asks only while its connection is still connecting), for the connection that
+    /// retries on another address; empties this one's queue.
+    func takeUnsentRequest() -> OutgoingBytes {
         let unsent = output
         output = OutgoingBytes()
         return unsent
@@ -176,23 +169,27 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
 
     /// Raw byte mode after a 101 (WebSocket tunnel).
     func startTunnel() {
-        mode = .tunnel
+        state.startTunnel()
     }
 
     // MARK: Events
 
     func handle(events: IOEvents) {
-        if lifecycle == .connecting {
+        if case .connecting = state.phase {
             guard !events.isDisjoint(with: [.writable, .error, .hangUp]) else { return }
-            let error = appnative_socket_error(fd)
-            if error != 0 {
-                fail(.connectFailed(error))
+            switch state.connectCompleted(error: appnative_socket_error(fd)) {
+            case .fail(let failure):
+                let delegate = self.delegate
+                self.delegate = nil
+                closeSocket()
+                delegate?.upstream(self, .failed(failure))
                 return
+            case .connected:
+                delegate?.upstream(self, .connected)
+                flush()
+            case .none:
+                break
             }
-            lifecycle = .open
-            hasConnected = true
-            delegate?.upstreamConnected(self)
-            flush()
         }
         if events.contains(.writable) { flush() }
         if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
@@ -218,7 +215,8 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
 
     private func readAvailable() {
         while !isClosed && !isReadingPaused && input != .drained {
-            let result = pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
+            // unsafe: the transport writes at most the scratch buffer's count bytes into it, inside the closure.
+            let result = unsafe pool.scratch.withUnsafeMutableBytes { unsafe transport.receive(into: $0) }
             switch result {
             case .transferred(let received):
                 if received < pool.scratch.count && input == .readable && transport.shortReadDrainsSocket {
@@ -246,14 +244,15 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     /// Parses `bytes[range]`. `bytes` is a copy of the buffer's reference: slices handed to the
     /// delegate are views of it, never of storage that is reused while they live.
     private func process(_ bytes: [UInt8], _ range: Range<Int>) {
-        hasReceivedResponseBytes = true
-        if mode == .tunnel {
-            delegate?.upstreamTunnelData(self, bytes[range])
+        switch state.received() {
+        case .parse: break
+        case .tunnel:
+            delegate?.upstream(self, .tunnelData(bytes[range]))
             return
-        }
-        guard delegate != nil else {
-            // Bytes on an idle connection: the upstream is misbehaving; never reuse it.
+        case .close:
             close()
+            return
+        case .discard:
             return
         }
         var position = range.lowerBound
@@ -262,8 +261,8 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
                 pending.append(contentsOf: bytes[position..<range.upperBound])
                 return
             }
-            if mode == .tunnel {
-                if position < range.upperBound { delegate?.upstreamTunnelData(self, bytes[position..<range.upperBound]) }
+            if state.isTunnel {
+                if position < range.upperBound { delegate?.upstream(self, .tunnelData(bytes[position..<range.upperBound])) }
                 return
             }
             let start = position
@@ -276,8 +275,8 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
             }
             position += step.consumed
             if let event = step.event {
+                if parser.hasSwitchedProtocols { state.startTunnel() }
                 delegate?.upstream(self, received: event, in: bytes[start..<range.upperBound])
-                if parser.hasSwitchedProtocols { mode = .tunnel }
                 continue
             }
             if step.consumed == 0 || position == range.upperBound { return }
@@ -287,9 +286,11 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     private func parse(_ bytes: [UInt8], _ range: Range<Int>)
         -> Result<(consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?), HTTPParseError>
     {
-        bytes.withUnsafeBytes { buffer in
+        // unsafe: the parser reads `range` of `bytes` (within its bounds, as the read loop's ranges
+        // are) inside the closure, and keeps no pointer past it.
+        unsafe bytes.withUnsafeBytes { buffer in
             do throws(HTTPParseError) {
-                return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
+                return unsafe .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
             } catch {
                 return .failure(error)
             }
@@ -297,23 +298,22 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     }
 
     private func endOfStream() {
-        if mode == .tunnel || delegate == nil {
-            let delegate = self.delegate
-            close()
-            if mode == .tunnel { delegate?.upstream(self, failed: .closedMidResponse) }
-            return
-        }
-        do {
-            if let event = try parser.finish() {
+        let delegate = self.delegate
+        self.delegate = nil
+        switch state.endOfStream() {
+        case .close(let failure):
+            closeSocket()
+            if let failure { delegate?.upstream(self, .failed(failure)) }
+        case .finishResponse(let failure):
+            closeSocket()
+            if let event = try? parser.finish() {
                 delegate?.upstream(self, received: event, in: [])
-                close()
-                return
+            } else {
+                delegate?.upstream(self, .failed(failure))
             }
-        } catch {
-            fail(hasReceivedResponseBytes ? .closedMidResponse : .closedBeforeResponse)
-            return
+        case .none:
+            break
         }
-        fail(hasReceivedResponseBytes ? .closedMidResponse : .closedBeforeResponse)
     }
 
     // MARK: Writing
@@ -337,58 +337,78 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         case .blocked:
             return
         case .failed:
-            fail(hasReceivedResponseBytes ? .closedMidResponse : .closedBeforeResponse)
+            failWriting()
             return
         case .drained:
             break
         }
-        if lifecycle == .closingAfterFlush {
-            close()
+        if state.drained() {
+            closeSocket()
             return
         }
         if wasAboveWatermark {
             wasAboveWatermark = false
-            delegate?.upstreamWritable(self)
+            delegate?.upstream(self, .writable)
         }
     }
 
     // MARK: Ending
 
     /// Whether the connection can carry another exchange.
-    var isReusable: Bool { lifecycle == .open && mode == .http && output.isEmpty && pending.isEmpty && !parser.isDiscardingInput }
+    var isReusable: Bool { state.isReusable(isDrained: isDrained) }
+
+    /// Nothing of the last exchange is left: no bytes queued either way, and the parser is not
+    /// discarding the rest of a response that closes the connection.
+    private var isDrained: Bool { output.isEmpty && pending.isEmpty && !parser.isDiscardingInput }
 
     /// Ends the exchange; returns the connection to the pool when it can be reused.
     func release(reusable: Bool) {
         delegate = nil
-        if reusable && isReusable {
-            pool.giveBack(self)
-        } else {
-            close()
+        switch state.release(reusable: reusable, isDrained: isDrained) {
+        case .giveBack: pool.giveBack(self)
+        case .close: closeSocket()
+        case .none: break
         }
     }
 
     /// Closes once queued bytes are written (a tunnel's last frame), or at once if none are.
     func closeAfterFlush() {
         delegate = nil
-        if lifecycle == .closingAfterFlush { return }
-        guard lifecycle == .open, !output.isEmpty else {
-            close()
-            return
+        switch state.closeAfterFlush(hasQueuedBytes: !output.isEmpty) {
+        case .close: closeSocket()
+        case .giveBack, .none: scheduleFlush()
         }
-        lifecycle = .closingAfterFlush
-        scheduleFlush()
     }
 
+    /// The response could not be parsed: close and tell the exchange.
     private func fail(_ failure: UpstreamFailure) {
         let delegate = self.delegate
         self.delegate = nil
-        close()
-        delegate?.upstream(self, failed: failure)
+        guard state.close() else { return }
+        closeSocket()
+        delegate?.upstream(self, .failed(failure))
+    }
+
+    /// Writing failed: close and tell the exchange, if one is using the connection.
+    private func failWriting() {
+        let delegate = self.delegate
+        self.delegate = nil
+        switch state.failed() {
+        case .close(let failure):
+            closeSocket()
+            if let failure { delegate?.upstream(self, .failed(failure)) }
+        case .finishResponse, .none:
+            break
+        }
     }
 
     func close() {
-        guard !isClosed else { return }
-        lifecycle = .closed
+        guard state.close() else { return }
+        closeSocket()
+    }
+
+    /// The socket's end, once the state is `.closed`.
+    private func closeSocket() {
         pool.loop.cancel(deadline)
         _ = transport.shutdown()
         pool.loop.deregister(fd)

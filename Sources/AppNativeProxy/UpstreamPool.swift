@@ -11,17 +11,12 @@ public final class UpstreamPool {
     /// every request).
     let connectTimeoutNanoseconds: UInt64
     let responseTimeoutNanoseconds: UInt64
-    /// How long a pooled connection may stay idle before it is closed.
-    private let idleTimeoutNanoseconds: UInt64
     /// Receive buffer shared by this loop's upstream connections.
     var scratch = [UInt8](repeating: 0, count: 64 * 1024)
-    /// Idle connections, most recently used last (LIFO keeps the warmest one).
-    private var idle: [UpstreamConnection] = []
-    private(set) var openCount = 0
+    /// The idle list, the limits and the route's retirement; every change goes through it.
+    private var state: UpstreamPoolState<UpstreamConnection>
+    var openCount: Int { state.openCount }
     private let metrics: PoolMetrics
-    /// The addresses' generation the idle list was last checked against: when it moves, idle
-    /// connections to addresses no longer listed are retired.
-    private var checkedGeneration: UInt64
     /// Checks the generation now and then, so idle connections to a dropped address are retired
     /// even when no request comes (weak: it fires once a second, and must not keep a pool alive).
     private lazy var retirementCheck = loop.makeTimer { [weak self] in self?.periodicRetirementCheck() }
@@ -39,16 +34,18 @@ public final class UpstreamPool {
 
     /// The route this pool serves, as metrics and logs name it.
     public let route: String
-    /// Set by `retire()`: the route was reloaded away; connections close instead of idling.
-    private var isRetired = false
 
     /// The route was dropped or changed by a reload: idle connections close now, and those still
     /// serving an exchange close when it ends instead of returning to the pool.
     public func retire() {
-        guard !isRetired else { return }
-        isRetired = true
+        guard !state.isRetired else { return }
         loop.cancel(retirementCheck)
-        while let connection = idle.popLast() {
+        close(retiring: state.retire())
+    }
+
+    /// Closes connections the state dropped from the idle list as retired.
+    private func close(retiring connections: [UpstreamConnection]) {
+        for connection in connections {
             metrics.idle.add(-1)
             metrics.retired.increment()
             connection.close()
@@ -67,7 +64,11 @@ public final class UpstreamPool {
         self.route = route
         connectTimeoutNanoseconds = configuration.connectTimeout.wholeNanoseconds
         responseTimeoutNanoseconds = configuration.responseTimeout.wholeNanoseconds
-        idleTimeoutNanoseconds = configuration.idleTimeout.wholeNanoseconds
+        state = UpstreamPoolState(
+            maxIdle: configuration.maxIdleConnectionsPerLoop,
+            idleTimeoutNanoseconds: configuration.idleTimeout.wholeNanoseconds,
+            generation: configuration.addresses.generation
+        )
         self.configuration = configuration
         let labels = ["loop": String(loop.index), "route": route]
         let routeLabel = ["route": route]
@@ -79,41 +80,30 @@ public final class UpstreamPool {
             retired: metrics.counter(MetricCatalogue.upstreamRetired, labels: routeLabel),
             responses: (1...5).map { metrics.counter(MetricCatalogue.upstreamResponses, labels: ["route": route, "status": "\($0)xx"]) }
         )
-        checkedGeneration = configuration.addresses.generation
         if configuration.target.literal == nil { loop.arm(retirementCheck, after: Self.retirementCheckInterval) }
     }
 
     public var addresses: UpstreamAddresses { configuration.addresses }
 
     private func periodicRetirementCheck() {
-        guard !isRetired else { return }
-        retireUnlisted()
-        loop.arm(retirementCheck, after: Self.retirementCheckInterval)
-    }
-
-    /// Closes idle connections whose address the latest answer no longer lists (once per change).
-    private func retireUnlisted() {
-        let generation = configuration.addresses.generation
-        guard generation != checkedGeneration else { return }
-        checkedGeneration = generation
+        guard !state.isRetired else { return }
+        var retiring: [UpstreamConnection] = []
         let listed = configuration.addresses.snapshot
-        for connection in idle where !listed.isListed(connection.address) {
-            metrics.retired.increment()
-            connection.close()
-        }
+        state.retireUnlisted(generation: configuration.addresses.generation, isListed: { listed.isListed($0) }, into: &retiring)
+        close(retiring: retiring)
+        loop.arm(retirementCheck, after: Self.retirementCheckInterval)
     }
 
     /// An idle pooled connection, if any (already connected).
     func takeIdle() -> UpstreamConnection? {
-        if configuration.addresses.generation != checkedGeneration { retireUnlisted() }
-        while let connection = idle.popLast() {
-            metrics.idle.add(-1)
-            if !connection.isClosed {
-                metrics.reuses.increment()
-                return connection
-            }
-        }
-        return nil
+        var retiring: [UpstreamConnection] = []
+        let addresses = configuration.addresses
+        let connection = state.takeIdle(generation: addresses.generation, isListed: { addresses.isListed($0) }, retiring: &retiring)
+        if !retiring.isEmpty { close(retiring: retiring) }
+        guard let connection else { return nil }
+        metrics.idle.add(-1)
+        metrics.reuses.increment()
+        return connection
     }
 
     /// Why no new connection could be started.
@@ -175,44 +165,42 @@ public final class UpstreamPool {
             Glibc.close(fd)
             throw error
         }
-        openCount += 1
+        state.opened()
         metrics.open.add(1)
         metrics.connects.increment()
         return connection
     }
 
+    /// An exchange ended and `connection` can carry another: kept idle, or closed.
     func giveBack(_ connection: UpstreamConnection) {
-        guard !isRetired else {
+        var retiring: [UpstreamConnection] = []
+        let addresses = configuration.addresses
+        let generation = addresses.generation
+        let action = state.giveBack(
+            connection,
+            connectionGeneration: connection.addressGeneration,
+            generation: generation,
+            isListed: { addresses.isListed($0) },
+            now: loop.nowNanoseconds,
+            retiring: &retiring
+        )
+        if !retiring.isEmpty { close(retiring: retiring) }
+        switch action {
+        case .keep(let expiry):
+            connection.addressGeneration = generation
+            connection.becameIdle(until: expiry)
+            metrics.idle.add(1)
+        case .retire:
             metrics.retired.increment()
             connection.close()
-            return
-        }
-        if configuration.addresses.generation != checkedGeneration { retireUnlisted() }
-        if configuration.addresses.generation != connection.addressGeneration {
-            guard configuration.addresses.isListed(connection.address) else {
-                metrics.retired.increment()
-                connection.close()
-                return
-            }
-            connection.addressGeneration = configuration.addresses.generation
-        }
-        guard idle.count < configuration.maxIdleConnectionsPerLoop else {
+        case .close:
             connection.close()
-            return
         }
-        connection.idleSince = loop.nowNanoseconds
-        connection.armIdleExpiry(at: connection.idleSince + idleTimeoutNanoseconds)
-        idle.append(connection)
-        metrics.idle.add(1)
     }
 
     func connectionClosed(_ connection: UpstreamConnection) {
-        openCount -= 1
         metrics.open.add(-1)
-        if let index = idle.firstIndex(where: { $0 === connection }) {
-            idle.remove(at: index)
-            metrics.idle.add(-1)
-        }
+        if state.closed(connection) { metrics.idle.add(-1) }
     }
 }
 
