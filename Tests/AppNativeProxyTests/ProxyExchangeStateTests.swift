@@ -454,11 +454,11 @@ struct ProxyExchangeStateTests {
 private final class Mediator: ResponseMediator {
     let maxUpstreamBodyBytes: Int
     init(limit: Int) { maxUpstreamBodyBytes = limit }
-    func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> MediatedAnswer { MediatedAnswer(status: status, body: body) }
+    func answer(status: Int, headers: HTTPHeaders, body: [UInt8]) -> CompleteResponse { CompleteResponse(status: status, body: body) }
 }
 
 private final class Filter: RequestBodyFilter {
     var upstreamContentType: String? { nil }
-    func consume(_ chunk: ArraySlice<UInt8>) throws(MediatedAnswer) -> [UInt8] { Array(chunk) }
-    func finish() throws(MediatedAnswer) -> [UInt8] { [] }
+    func consume(_ chunk: ArraySlice<UInt8>) throws(CompleteResponse) -> [UInt8] { Array(chunk) }
+    func finish() throws(CompleteResponse) -> [UInt8] { [] }
 }
