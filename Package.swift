@@ -182,6 +182,20 @@ let package = Package(
     ]
 )
 
+/// Targets not yet under strict memory safety (SE-0458): their modules are being rewritten, and
+/// each joins by leaving this set. Every other Swift target marks each unsafe construct `unsafe`
+/// with the invariant that makes it safe (docs/memory-safety.md), and the compiler's
+/// StrictMemorySafety diagnostics are errors.
+let memorySafetyPending: Set<String> = ["AppNativeServer", "AppNativeProxy"]
+
+let memorySafetySettings: [SwiftSetting] = [
+    .strictMemorySafety(),
+    .treatWarning("StrictMemorySafety", as: .error),
+]
+
 for target in package.targets where target.type != .system && target.name != "CAppNativeLinux" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+    if !memorySafetyPending.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + memorySafetySettings
+    }
 }

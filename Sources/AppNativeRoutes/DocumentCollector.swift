@@ -1,6 +1,8 @@
 import AppNativeHTTP
 import AppNativeModels
 
+// Unsafe: the file's bytes are the reader's event buffer, valid for the callback; they are copied.
+
 /// Reads a `POST {p}/documents` body while it streams (contract/routes.md §2.8) and judges it in the
 /// contract's order once it is complete.
 ///
@@ -70,7 +72,7 @@ final class DocumentCollector {
             isTooLarge = true
             content = []
         } else {
-            content.append(contentsOf: bytes)
+            unsafe content.append(contentsOf: bytes)
         }
         return true
     }

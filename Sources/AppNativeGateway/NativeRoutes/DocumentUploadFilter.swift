@@ -103,6 +103,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
 
     /// Re-encodes what the reader hands over; commits once the upload has a `device_id` and its
     /// file has begun. `false` once the upload is refused.
+    // Unsafe: the event's buffers are valid for this call only; they are copied into `output`.
     private func forward(_ event: MultipartFormReader.Event) -> Bool {
         switch event {
         case .fileBegan(let head):
@@ -115,9 +116,9 @@ final class DocumentUploadFilter: RequestBodyFilter {
             output.append(contentsOf: writer.beginFile(name: DocumentUploadForm.fileFieldName, filename: filename, contentType: head.contentType))
             if hasDeviceID { isCommitted = true }
         case .fileContent(let bytes):
-            output.append(contentsOf: bytes)
+            unsafe output.append(contentsOf: bytes)
         case .field(let name, let value, _):
-            fieldEnded(name, value)
+            unsafe fieldEnded(name, value)
         }
         return refusal == nil
     }
@@ -129,17 +130,17 @@ final class DocumentUploadFilter: RequestBodyFilter {
         switch name {
         case "device_id":
             // An empty device_id counts as missing.
-            guard !bytes.isEmpty else { return }
+            guard unsafe !bytes.isEmpty else { return }
             hasDeviceID = true
             if hasFile { isCommitted = true }
         case "user_email":
-            guard !bytes.isEmpty else { return }  // empty → absent
+            guard unsafe !bytes.isEmpty else { return }  // empty → absent
         case "context":
             // Checked as soon as the part ends, so a bad context before the file never reaches
             // the upstream; a later context part replaces the verdict, as it replaces the value.
             let context: JSONObject?
             do {
-                context = try DocumentMetadata.context(String(decoding: bytes, as: UTF8.self))
+                context = unsafe try DocumentMetadata.context(String(decoding: bytes, as: UTF8.self))
                 contextRefusal = nil
             } catch {
                 contextRefusal = Self.refusal(error)
@@ -150,7 +151,7 @@ final class DocumentUploadFilter: RequestBodyFilter {
             break
         }
         // The bytes as sent: a field that is not UTF-8 is forwarded unchanged, never "repaired".
-        output.append(contentsOf: writer.field(name: name, value: Array(bytes)))
+        unsafe output.append(contentsOf: writer.field(name: name, value: Array(bytes)))
     }
 
     private func release() -> [UInt8] {
