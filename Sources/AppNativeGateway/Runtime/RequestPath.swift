@@ -93,6 +93,8 @@ enum RequestPath {
     /// boundary, and a native string's UTF-8 view moves by offsets in constant time.
     private static func asciiText(_ target: String, _ start: Int, _ end: Int) -> String {
         let utf8 = target.utf8
+        // The common origin-form target without a query is its own path: no copy.
+        if start == 0 && end == utf8.count { return target }
         let from = utf8.index(utf8.startIndex, offsetBy: start)
         return String(Substring(utf8[from..<utf8.index(from, offsetBy: end - start)]))
     }
