@@ -20,7 +20,7 @@ final class CurlEasy {
         guard let handle = unsafe curl_easy_init() else {
             throw ClientError(.transport, reason: "curl_easy_init failed")
         }
-        unsafe self.handle = unsafe handle
+        unsafe self.handle = handle
         unsafe errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         unsafe errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         unsafe try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))

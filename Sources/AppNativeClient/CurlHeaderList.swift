@@ -15,7 +15,7 @@ final class CurlHeaderList {
             guard let appended = unsafe curl_slist_append(head, line) else {
                 throw ClientError(.transport, reason: "out of memory building header list")
             }
-            unsafe head = unsafe appended
+            unsafe head = appended
         }
     }
 

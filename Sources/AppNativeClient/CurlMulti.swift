@@ -31,7 +31,7 @@ final class CurlMulti: @unchecked Sendable {
         guard let handle = unsafe curl_multi_init() else {
             preconditionFailure("curl_multi_init failed (out of memory at startup)")
         }
-        unsafe self.handle = unsafe handle
+        unsafe self.handle = handle
         // Multiplex HTTP/2 streams over one connection (libcurl's default since 7.62; stated
         // because APNs depends on it).
         let result = unsafe appnative_curl_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))

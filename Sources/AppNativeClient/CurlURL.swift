@@ -20,7 +20,7 @@ final class CurlURL {
     init(parsing text: String) throws(Failure) {
         CurlGlobal.ensureInitialized()
         guard let handle = unsafe curl_url() else { throw .outOfMemory }
-        unsafe self.handle = unsafe handle
+        unsafe self.handle = handle
         let result = unsafe curl_url_set(handle, CURLUPART_URL, text, 0)
         switch result {
         case CURLUE_OK:

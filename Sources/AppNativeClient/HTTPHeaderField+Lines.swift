@@ -15,7 +15,7 @@ extension HTTPHeaderField {
     public static func collect(line bytes: UnsafeRawBufferPointer, into headers: inout [HTTPHeaderField]) {
         var line = unsafe bytes[...]
         while let last = unsafe line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
-            unsafe line = unsafe line.dropLast()
+            unsafe line = line.dropLast()
         }
         if unsafe line.starts(with: "HTTP/".utf8) {
             headers.removeAll()
@@ -41,10 +41,10 @@ extension HTTPHeaderField {
     private static func trimmed(_ bytes: UnsafeRawBufferPointer.SubSequence) -> UnsafeRawBufferPointer.SubSequence {
         var slice = unsafe bytes
         while let first = unsafe slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            unsafe slice = unsafe slice.dropFirst()
+            unsafe slice = slice.dropFirst()
         }
         while let last = unsafe slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            unsafe slice = unsafe slice.dropLast()
+            unsafe slice = slice.dropLast()
         }
         return unsafe slice
     }

@@ -30,7 +30,7 @@ public final class SecretBytes: @unchecked Sendable {
             unsafe allocation.deallocate()
             throw error
         }
-        unsafe storage = unsafe allocation
+        unsafe storage = allocation
         self.count = count
     }
 

@@ -20,7 +20,7 @@ struct JSONReader {
     var scratch: [UInt8] = []
 
     init(base: UnsafePointer<UInt8>, end: Int, maxDepth: Int, allowsLoneSurrogates: Bool) {
-        unsafe self.base = unsafe base
+        unsafe self.base = base
         self.end = end
         self.maxDepth = maxDepth
         self.allowsLoneSurrogates = allowsLoneSurrogates

@@ -80,7 +80,7 @@ struct ECDSASignature {
             var magnitude = unsafe contents[...]
             if unsafe contents[0] == 0 {
                 guard contents.count > 1, unsafe contents[1] & 0x80 != 0 else { return nil }
-                unsafe magnitude = unsafe contents[1...]
+                unsafe magnitude = contents[1...]
             }
             guard unsafe magnitude.count <= ECDSASignature.scalarByteCount else { return nil }
             return unsafe [UInt8](repeating: 0, count: ECDSASignature.scalarByteCount - magnitude.count) + magnitude

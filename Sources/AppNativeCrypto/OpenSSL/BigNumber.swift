@@ -10,7 +10,7 @@ final class BigNumber {
     let pointer: OpaquePointer
 
     init(owning pointer: OpaquePointer) {
-        unsafe self.pointer = unsafe pointer
+        unsafe self.pointer = pointer
     }
 
     /// The non-negative number with these big-endian bytes, or nil if OpenSSL is out of memory.

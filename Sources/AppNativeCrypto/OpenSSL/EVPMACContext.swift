@@ -16,7 +16,7 @@ final class EVPMACContext: @unchecked Sendable {
     private let pointer: OpaquePointer
 
     private init(owning pointer: OpaquePointer) {
-        unsafe self.pointer = unsafe pointer
+        unsafe self.pointer = pointer
     }
 
     deinit {

@@ -13,7 +13,7 @@ final class EVPPKey: @unchecked Sendable {
     private let pointer: OpaquePointer
 
     init(owning pointer: OpaquePointer) {
-        unsafe self.pointer = unsafe pointer
+        unsafe self.pointer = pointer
     }
 
     deinit {

@@ -22,7 +22,7 @@ final class EVPPKeyContext: @unchecked Sendable {
             OpenSSLErrorQueue.clear()
             return nil
         }
-        unsafe pointer = unsafe context
+        unsafe pointer = context
     }
 
     /// A context for generating a key of `algorithm` ("RSA", "EC").
@@ -31,7 +31,7 @@ final class EVPPKeyContext: @unchecked Sendable {
             OpenSSLErrorQueue.clear()
             return nil
         }
-        unsafe pointer = unsafe context
+        unsafe pointer = context
     }
 
     deinit {

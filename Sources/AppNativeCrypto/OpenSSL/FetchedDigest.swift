@@ -26,7 +26,7 @@ final class FetchedDigest: @unchecked Sendable {
             OpenSSLErrorQueue.clear()
             preconditionFailure("OpenSSL's default provider has no \(name) digest")
         }
-        unsafe pointer = unsafe digest
+        unsafe pointer = digest
         byteCount = unsafe Int(EVP_MD_get_size(digest))
     }
 

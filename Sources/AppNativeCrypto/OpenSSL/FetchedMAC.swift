@@ -18,7 +18,7 @@ final class FetchedMAC: @unchecked Sendable {
             OpenSSLErrorQueue.clear()
             preconditionFailure("OpenSSL's default provider has no \(name) MAC")
         }
-        unsafe pointer = unsafe mac
+        unsafe pointer = mac
     }
 
     deinit {

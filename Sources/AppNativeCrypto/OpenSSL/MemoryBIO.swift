@@ -16,7 +16,7 @@ final class MemoryBIO {
             OpenSSLErrorQueue.clear()
             return nil
         }
-        unsafe pointer = unsafe bio
+        unsafe pointer = bio
     }
 
     deinit {

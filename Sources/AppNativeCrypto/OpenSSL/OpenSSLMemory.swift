@@ -28,7 +28,7 @@ enum OpenSSLMemory {
                 OpenSSLErrorQueue.clear()
                 preconditionFailure("RAND_bytes failed: the CSPRNG is unavailable")
             }
-            unsafe remaining = unsafe UnsafeMutableRawBufferPointer(rebasing: remaining[chunk...])
+            unsafe remaining = UnsafeMutableRawBufferPointer(rebasing: remaining[chunk...])
         }
     }
 }

@@ -11,7 +11,7 @@ final class X509Handle: @unchecked Sendable {
     private let pointer: OpaquePointer
 
     private init(owning pointer: OpaquePointer) {
-        unsafe self.pointer = unsafe pointer
+        unsafe self.pointer = pointer
     }
 
     deinit {
