@@ -7,14 +7,14 @@ internal import CAppNativeCurl
 /// worker thread only, and `wakeUp()` wraps `curl_multi_wakeup`, which libcurl documents as
 /// callable from any thread. The handle is freed in `deinit`, which runs once both the worker
 /// thread (after it removed every easy handle and returned) and the client released it.
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class CurlMulti: @unchecked Sendable {
-    // @safe: `handle` only names a transfer the worker looks up; it is never dereferenced.
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     @safe
     struct Completion {
+        // @safe: `handle` only names a transfer the worker looks up; it is never dereferenced.
         var handle: UnsafeMutableRawPointer
         var result: CURLcode
     }

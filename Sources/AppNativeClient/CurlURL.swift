@@ -3,11 +3,11 @@ internal import CAppNativeCurl
 /// Owns one `CURLU` handle (docs/style.md §2). Parsing with curl's own URL parser means the policy
 /// checks the URL exactly as the transfer will interpret it: the same scheme, the same
 /// normalised host (`127.1` and `0x7f.0.0.1` both come back as `127.0.0.1`), the same port.
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class CurlURL {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     enum Failure: Error {
         case unsupportedScheme
         case malformed(String)

@@ -6,10 +6,10 @@ import Synchronization
 /// All curl calls except the wake-up happen here, so transfers, their easy handles and their
 /// callbacks need no locks. Callers talk to it only through the engine's locked queue; it
 /// answers only by resuming continuations, which never runs caller code on this thread.
-// @safe: the easy-handle pointers it keys transfers by are owned by those transfers' CurlEasy
-// objects, which it holds until curl has finished with them.
 @safe
 final class CurlWorker {
+    // @safe: the easy-handle pointers it keys transfers by are owned by those transfers' CurlEasy
+    // objects, which it holds until curl has finished with them.
     private struct Active {
         var transfer: CurlTransfer
         var continuation: CurlEngine.Continuation

@@ -7,10 +7,10 @@
 ///
 /// The initialisers copy their input. `init(_:)` cannot wipe the caller's array (it is a value
 /// the caller still owns); use `init(zeroing:)` to have the source wiped after the copy.
-// @safe: `storage` is allocated in init with exactly `count` bytes, never handed out but inside
-// `withUnsafeBytes`, and cleansed and freed once in deinit.
 @safe
 public final class SecretBytes: @unchecked Sendable {
+    // @safe: `storage` is allocated in init with exactly `count` bytes, lent only inside
+    // `withUnsafeBytes`, and cleansed and freed once in deinit.
     // Invariant: `storage` is written only inside init and only read afterwards, so sharing the
     // object across threads is safe; deinit runs once no reference remains.
     private let storage: UnsafeMutableRawBufferPointer

@@ -7,10 +7,10 @@
 /// call stack. Elements and members of all open containers share two scratch stacks; closing a
 /// container copies its slice out once, so each array and object costs one exact allocation
 /// rather than a series of regrowths.
-// @safe: made only by JSONParser inside the scope in which `base..<base+end` is valid, and never
-// kept past that call; every read is checked against `end` first.
 @safe
 struct JSONReader {
+    // @safe: made only by JSONParser inside the scope in which `base..<base+end` is valid, and never
+    // kept past that call; every read is checked against `end` first.
     let base: UnsafePointer<UInt8>
     let end: Int
     let maxDepth: Int

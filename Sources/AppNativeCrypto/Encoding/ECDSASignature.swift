@@ -53,10 +53,10 @@ struct ECDSASignature {
         return value.lexicographicallyPrecedes(p256Order)
     }
 
-    // @safe: made only inside `withUnsafeBytes` over the DER input and dropped before it returns;
-    // every read is checked against `bytes.count`.
     @safe
     private struct Reader {
+        // @safe: made only inside `withUnsafeBytes` over the DER input and dropped before it returns;
+        // every read is checked against `bytes.count`.
         let bytes: UnsafeRawBufferPointer
         var offset = 0
 

@@ -2,11 +2,11 @@ internal import CAppNativeOpenSSL
 
 /// Owns one `BIGNUM` handed out by OpenSSL (for example by `EVP_PKEY_get_bn_param`).
 /// Only public values (RSA modulus and exponent) pass through here, so it is freed, not cleared.
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class BigNumber {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     let pointer: OpaquePointer
 
     init(owning pointer: OpaquePointer) {

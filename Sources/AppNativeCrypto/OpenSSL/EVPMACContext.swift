@@ -5,11 +5,11 @@ internal import CAppNativeOpenSSL
 /// A context carries running MAC state. `HMACSHA256` keeps one keyed context as a read-only
 /// template and a lock-guarded pool of copies (`duplicate()`); a copy is used by one call at a
 /// time and `restart()`ed before it goes back to the pool.
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class EVPMACContext: @unchecked Sendable {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     // Invariant: a context is never used by two threads at once. The template is only read
     // (EVP_MAC_CTX_dup); every other context is either confined to one call or parked in
     // HMACSHA256's pool, and it moves between the two only under that pool's lock.

@@ -1,11 +1,11 @@
 internal import CAppNativeOpenSSL
 
 /// Owns one `EVP_PKEY`: a parsed or generated RSA or EC key.
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class EVPPKey: @unchecked Sendable {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     // Invariant: the EVP_PKEY is built completely before this object exists and is never mutated
     // afterwards; all per-operation state lives in EVPPKeyContext objects, each used by one
     // thread at a time. That is the condition under which OpenSSL allows one EVP_PKEY to be used

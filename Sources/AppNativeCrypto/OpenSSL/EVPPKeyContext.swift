@@ -6,11 +6,11 @@ internal import CAppNativeOpenSSL
 /// Creating and initialising a context is expensive in OpenSSL 3.0 (fetches and provider setup
 /// on every init), so signing and verification contexts are prepared once and reused through
 /// `SignatureContextPool`.
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class EVPPKeyContext: @unchecked Sendable {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     // Invariant: a context is never used by two threads at once. It is either confined to the
     // call that created it or parked in a SignatureContextPool, and it moves between callers only
     // under that pool's lock.

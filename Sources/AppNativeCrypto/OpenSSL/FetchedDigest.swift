@@ -4,11 +4,11 @@ internal import CAppNativeOpenSSL
 ///
 /// Passing a fetched `EVP_MD` to `EVP_Digest` avoids the implicit name lookup that `EVP_sha256()`
 /// costs on every call in OpenSSL 3 (openssl-crypto(7), "Performance").
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class FetchedDigest: @unchecked Sendable {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     // Invariant: the EVP_MD is fetched in init and never mutated; OpenSSL allows one fetched
     // EVP_MD to be used from any number of threads at once (openssl-threads(7)).
     let pointer: OpaquePointer

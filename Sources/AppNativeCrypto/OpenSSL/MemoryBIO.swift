@@ -4,11 +4,11 @@ internal import CAppNativeOpenSSL
 ///
 /// The buffer behind a memory BIO is grown with `BUF_MEM_grow_clean` and released with
 /// `OPENSSL_clear_free`, so private key PEM written here is wiped when the BIO is freed.
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class MemoryBIO {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     let pointer: OpaquePointer
 
     init?() {

@@ -1,11 +1,11 @@
 internal import CAppNativeOpenSSL
 
 /// Owns one parsed `X509` certificate.
-// @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
-// Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
-// `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
 @safe
 final class X509Handle: @unchecked Sendable {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     // Invariant: the X509 is decoded completely in `decode` and never mutated afterwards; the
     // calls made on it here (`X509_get_pubkey`) only read it, which OpenSSL allows from any thread.
     private let pointer: OpaquePointer

@@ -12,10 +12,10 @@
 /// at the end.
 public struct MultipartFormReader: Sendable {
     /// What the reader hands its caller, in body order.
-    // @safe: the buffers it carries are handed to the caller's closure only and are valid for that
-    // call, as `withUnsafeBytes` hands its buffer; reading them is marked `unsafe` where it happens.
     @safe
     public enum Event {
+        // @safe: the buffers it carries are handed to the caller's closure only and are valid for that
+        // call, as `withUnsafeBytes` hands its buffer; reading them is marked `unsafe` where it happens.
         /// A text field ended: its raw bytes (valid during the call) and whether it is the first
         /// field of that name.
         case field(name: String, value: UnsafeRawBufferPointer, isFirst: Bool)
