@@ -182,10 +182,9 @@ let package = Package(
     ]
 )
 
-/// Targets not yet under strict memory safety (SE-0458): their modules are being rewritten, and
-/// each joins by leaving this set. Every other Swift target marks each unsafe construct `unsafe`
-/// with the invariant that makes it safe (docs/memory-safety.md), and the compiler's
-/// StrictMemorySafety diagnostics are errors.
+/// Swift targets outside the strict memory-safety check (SE-0458); a target joins by leaving this
+/// set. Every other Swift target marks each unsafe construct `unsafe` with the invariant that makes
+/// it sound (docs/memory-safety.md), and the compiler's StrictMemorySafety diagnostics are errors.
 let memorySafetyPending: Set<String> = ["AppNativeServer", "AppNativeProxy"]
 
 let memorySafetySettings: [SwiftSetting] = [
