@@ -4,6 +4,9 @@ import AppNativeCrypto
 import AppNativeJSON
 import Synchronization
 
+// Unsafe (the apns-id writer): it writes 36 bytes into a string buffer of capacity 36, reads 16
+// random bytes of the 16 it asked the pool for, and indexes the 16-byte hex digit table with a nibble.
+
 /// The HTTP/2 client of one credential set: one libcurl multi handle with one long-lived
 /// connection multiplexing every stream (a push beyond the server's stream limit waits for a
 /// stream to free rather than opening a second connection) and the provider token of its key.
@@ -165,25 +168,25 @@ final class APNsConnection: Sendable {
     /// A random (version 4) UUID in lower case, Apple's `apns-id` format (8-4-4-4-12 hex digits).
     /// Written as bytes straight into the string: one runs per push.
     static func newAPNsID() -> String {
-        idRandomness.withLock { pool in pool.draw(16, uuidString) }
+        idRandomness.withLock { pool in unsafe pool.draw(16, unsafe uuidString) }
     }
 
     /// The version 4 UUID text of 16 random bytes (RFC 9562 §5.4: version and variant bits set).
     private static func uuidString(_ random: UnsafeBufferPointer<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: 36) { out in
+        unsafe String(unsafeUninitializedCapacity: 36) { out in
             let digits: StaticString = "0123456789abcdef"
-            let hex = digits.utf8Start
+            let hex = unsafe digits.utf8Start
             var written = 0
             for index in 0..<16 {
-                var byte = random[index]
+                var byte = unsafe random[index]
                 if index == 6 { byte = (byte & 0x0f) | 0x40 }
                 if index == 8 { byte = (byte & 0x3f) | 0x80 }
                 if index == 4 || index == 6 || index == 8 || index == 10 {
-                    out[written] = UInt8(ascii: "-")
+                    unsafe out[written] = UInt8(ascii: "-")
                     written += 1
                 }
-                out[written] = hex[Int(byte >> 4)]
-                out[written + 1] = hex[Int(byte & 0x0f)]
+                unsafe out[written] = unsafe hex[Int(byte >> 4)]
+                unsafe out[written + 1] = unsafe hex[Int(byte & 0x0f)]
                 written += 2
             }
             return written

@@ -1,5 +1,8 @@
 import Glibc
 
+// Unsafe: memcmp reads `a.count` bytes of each buffer after the counts were found equal; both are
+// borrowed for the call.
+
 /// Whether two buffers hold the same bytes, with `memcmp`: for looking a presented credential or
 /// claim up among cached or configured values (a cache only reaches it for keys whose length
 /// and signature tail already matched). Not constant-time: never for checking a MAC or signature,
@@ -7,5 +10,5 @@ import Glibc
 func haveSameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard a.count == b.count else { return false }
     guard let left = a.baseAddress, let right = b.baseAddress else { return true }
-    return memcmp(left, right, a.count) == 0
+    return unsafe memcmp(left, right, a.count) == 0
 }

@@ -1,5 +1,7 @@
 internal import CAppNativeCurl
 
+// Unsafe: curl_easy_strerror returns a static NUL-terminated string for any code.
+
 extension ClientError {
     /// Maps a failed transfer's `CURLcode` to a client error.
     ///
@@ -33,7 +35,7 @@ extension ClientError {
             default:
                 .transport
             }
-        let summary = String(cString: curl_easy_strerror(curlCode))
+        let summary = unsafe String(cString: curl_easy_strerror(curlCode))
         let suffix = detail.isEmpty ? "" : ": \(detail)"
         self.init(code, reason: "\(origin): \(summary) (curl \(curlCode.rawValue))\(suffix)", file: file, line: line)
     }

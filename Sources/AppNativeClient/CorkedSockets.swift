@@ -2,6 +2,9 @@ internal import CAppNativeCurl
 internal import CAppNativeLinux
 import Glibc
 
+// Unsafe: libcurl hands the socket callbacks back the `Unmanaged` pointer this object registered on
+// the easy handle; the transfer keeps this object alive while that handle can call them.
+
 /// The TCP sockets libcurl opened for one multi handle, kept corked (`TCP_CORK`, tcp(7)) while
 /// the worker drives transfers and flushed once before it sleeps.
 ///
@@ -43,17 +46,17 @@ final class CorkedSockets {
 
     /// Routes `easy`'s connection sockets through this set.
     func attach(to easy: CurlEasy) throws(ClientError) {
-        try easy.set(CURLOPT_SOCKOPTDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
-        try easy.setSocketCallbacks(
+        unsafe try easy.set(CURLOPT_SOCKOPTDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+        unsafe try easy.setSocketCallbacks(
             opened: { context, socket, purpose in
-                guard let context, purpose == CURLSOCKTYPE_IPCXN else { return CURL_SOCKOPT_OK }
-                Unmanaged<CorkedSockets>.fromOpaque(context).takeUnretainedValue().opened(socket)
+                guard let context = unsafe context, purpose == CURLSOCKTYPE_IPCXN else { return CURL_SOCKOPT_OK }
+                unsafe Unmanaged<CorkedSockets>.fromOpaque(context).takeUnretainedValue().opened(socket)
                 return CURL_SOCKOPT_OK
             },
             closed: { context, socket in
-                guard let context else { return close(socket) }
-                return Unmanaged<CorkedSockets>.fromOpaque(context).takeUnretainedValue().closed(socket)
+                guard let context = unsafe context else { return close(socket) }
+                return unsafe Unmanaged<CorkedSockets>.fromOpaque(context).takeUnretainedValue().closed(socket)
             })
-        try easy.set(CURLOPT_CLOSESOCKETDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+        unsafe try easy.set(CURLOPT_CLOSESOCKETDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
     }
 }

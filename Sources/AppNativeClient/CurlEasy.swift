@@ -5,7 +5,11 @@ internal import CAppNativeCurl
 ///
 /// Option setters throw instead of trapping: a rejected option fails one request, it does not
 /// take the gateway down.
+@safe
 final class CurlEasy {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     /// The raw handle; identifies the transfer in `curl_multi_info_read` messages.
     let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -13,34 +17,34 @@ final class CurlEasy {
 
     init() throws(ClientError) {
         CurlGlobal.ensureInitialized()
-        guard let handle = curl_easy_init() else {
+        guard let handle = unsafe curl_easy_init() else {
             throw ClientError(.transport, reason: "curl_easy_init failed")
         }
-        self.handle = handle
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        unsafe self.handle = handle
+        unsafe errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        unsafe errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        unsafe try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
     }
 
     /// Returns the handle to its freshly created state for the next transfer (`curl_easy_reset`
     /// clears every option; curl keeps its buffers, so a reused handle skips the tens of KB a
     /// new one allocates). `false` when the handle cannot be prepared again: drop it.
     func reset() -> Bool {
-        curl_easy_reset(handle)
+        unsafe curl_easy_reset(handle)
         headerList = nil
-        errorBuffer[0] = 0
-        return (try? set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))) != nil
+        unsafe errorBuffer[0] = 0
+        return unsafe (try? set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))) != nil
     }
 
     deinit {
         // The handle goes first: it may point at the error buffer and the header list until then.
-        curl_easy_cleanup(handle)
-        errorBuffer.deinitialize(count: Int(CURL_ERROR_SIZE))
-        errorBuffer.deallocate()
+        unsafe curl_easy_cleanup(handle)
+        unsafe errorBuffer.deinitialize(count: Int(CURL_ERROR_SIZE))
+        unsafe errorBuffer.deallocate()
     }
 
     func set(_ option: CURLoption, _ value: Int) throws(ClientError) {
-        try check(appnative_curl_setopt_long(handle, option, value), option)
+        unsafe try check(appnative_curl_setopt_long(handle, option, value), option)
     }
 
     /// curl copies string options, so the Swift string need only live for the call;
@@ -48,40 +52,40 @@ final class CurlEasy {
     func set(_ option: CURLoption, _ value: String?) throws(ClientError) {
         let result: CURLcode =
             if let value {
-                appnative_curl_setopt_string(handle, option, value)
+                unsafe appnative_curl_setopt_string(handle, option, value)
             } else {
-                appnative_curl_setopt_string(handle, option, nil)
+                unsafe appnative_curl_setopt_string(handle, option, nil)
             }
         try check(result, option)
     }
 
     func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws(ClientError) {
-        try check(appnative_curl_setopt_pointer(handle, option, pointer), option)
+        unsafe try check(appnative_curl_setopt_pointer(handle, option, pointer), option)
     }
 
     func set(_ option: CURLoption, offset: Int64) throws(ClientError) {
-        try check(appnative_curl_setopt_offset(handle, option, curl_off_t(offset)), option)
+        unsafe try check(appnative_curl_setopt_offset(handle, option, curl_off_t(offset)), option)
     }
 
     func set(_ option: CURLoption, callback: appnative_curl_write_callback) throws(ClientError) {
-        try check(appnative_curl_setopt_write_callback(handle, option, callback), option)
+        unsafe try check(appnative_curl_setopt_write_callback(handle, option, callback), option)
     }
 
     func setSocketCallbacks(
         opened: appnative_curl_sockopt_callback, closed: appnative_curl_closesocket_callback
     ) throws(ClientError) {
-        try check(appnative_curl_setopt_sockopt_callback(handle, opened), CURLOPT_SOCKOPTFUNCTION)
-        try check(appnative_curl_setopt_closesocket_callback(handle, closed), CURLOPT_CLOSESOCKETFUNCTION)
+        unsafe try check(appnative_curl_setopt_sockopt_callback(handle, opened), CURLOPT_SOCKOPTFUNCTION)
+        unsafe try check(appnative_curl_setopt_closesocket_callback(handle, closed), CURLOPT_CLOSESOCKETFUNCTION)
     }
 
     func keepTLSBuffers() throws(ClientError) {
-        try check(appnative_curl_setopt_keep_tls_buffers(handle), CURLOPT_SSL_CTX_FUNCTION)
+        unsafe try check(appnative_curl_setopt_keep_tls_buffers(handle), CURLOPT_SSL_CTX_FUNCTION)
     }
 
     /// Points the handle at `list` and keeps the list alive as long as the handle.
     func setHeaders(_ list: CurlHeaderList) throws(ClientError) {
         headerList = list
-        try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list.head))
+        unsafe try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list.head))
     }
 
     /// Sets the request content. `COPYPOSTFIELDS` copies the bytes into the handle, so nothing
@@ -89,27 +93,27 @@ final class CurlEasy {
     /// are not taken for a C string's end.
     func setBody(_ bytes: [UInt8]) throws(ClientError) {
         try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(bytes.count))
-        let result: CURLcode = bytes.withUnsafeBufferPointer { buffer in
+        let result: CURLcode = unsafe bytes.withUnsafeBufferPointer { buffer in
             if let base = buffer.baseAddress {
-                return appnative_curl_setopt_pointer(
+                return unsafe appnative_curl_setopt_pointer(
                     handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
             }
             // An empty array may have no storage; curl still needs a valid pointer.
-            return appnative_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+            return unsafe appnative_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
         }
         try check(result, CURLOPT_COPYPOSTFIELDS)
     }
 
     func info(_ info: CURLINFO) -> Int {
         var value = 0
-        guard appnative_curl_getinfo_long(handle, info, &value) == CURLE_OK else { return 0 }
+        guard unsafe appnative_curl_getinfo_long(handle, info, &value) == CURLE_OK else { return 0 }
         return value
     }
 
     /// curl's detail message for the last failure: printable ASCII only, bounded, so a peer
     /// cannot smuggle control characters or a wall of text into a log line through it.
     var errorMessage: String {
-        let raw = String(cString: errorBuffer)
+        let raw = unsafe String(cString: errorBuffer)
         let printable = raw.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7f }
         return String(String.UnicodeScalarView(printable.prefix(200)))
     }
@@ -118,7 +122,7 @@ final class CurlEasy {
         guard result == CURLE_OK else {
             throw ClientError(
                 .transport,
-                reason: "curl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(result)))"
+                reason: unsafe "curl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(result)))"
             )
         }
     }

@@ -4,6 +4,9 @@ import Dispatch
 internal import Glibc
 import Synchronization
 
+// Unsafe: the worker thread is started with a retained `Unmanaged` reference to the engine, which
+// the thread takes back exactly once; the name passed to the thread is a C string literal.
+
 /// The part of a client shared between callers and its one worker thread: the submission
 /// queue, the multi handle (for wake-ups) and the worker's lifecycle.
 final class CurlEngine: Sendable {
@@ -34,15 +37,15 @@ final class CurlEngine: Sendable {
     /// can shut the engine down.
     func startWorker() {
         exited.enter()
-        let context = Unmanaged.passRetained(self).toOpaque()
+        let context = unsafe Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(
+        let result = unsafe pthread_create(
             &thread, nil,
             { context in
-                let engine = Unmanaged<CurlEngine>.fromOpaque(context!).takeRetainedValue()
+                let engine = unsafe Unmanaged<CurlEngine>.fromOpaque(context!).takeRetainedValue()
                 engine.runWorker()
                 return nil
-            }, context)
+            }, unsafe context)
         precondition(result == 0, "pthread_create failed: \(result)")
         pthread_detach(thread)
     }
@@ -51,15 +54,15 @@ final class CurlEngine: Sendable {
         workerThreadsStarted.add(1, ordering: .relaxed)
         // Named for top -H and perf: otherwise it inherits the name of whichever (dispatch)
         // thread sent the first request.
-        appnative_set_thread_name("curl-worker")
+        unsafe appnative_set_thread_name("curl-worker")
         // Process signals belong to the signalfd on loop 0 (docs/style.md §5); faults stay
         // deliverable so a crash on this thread still produces a backtrace.
         var signals = sigset_t()
-        sigfillset(&signals)
+        unsafe sigfillset(&signals)
         for synchronous in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS] {
-            sigdelset(&signals, synchronous)
+            unsafe sigdelset(&signals, synchronous)
         }
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        unsafe pthread_sigmask(SIG_BLOCK, &signals, nil)
         CurlWorker(engine: self).run()
         exited.leave()
     }

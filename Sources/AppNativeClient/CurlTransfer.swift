@@ -1,5 +1,9 @@
 internal import CAppNativeCurl
 
+// Unsafe: libcurl hands the callbacks back the `Unmanaged` pointer this transfer registered on its
+// easy handle; the worker keeps the transfer alive until curl has finished with that handle, and the
+// buffers curl passes are read for `size * count` bytes within the callback only.
+
 /// One request on the wire: its configured easy handle and the response being collected.
 /// Created, called back and dropped on the worker thread only, so it needs no lock.
 final class CurlTransfer {
@@ -83,22 +87,22 @@ final class CurlTransfer {
             try easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(request.maxResponseBytes))
         }
 
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        try easy.set(CURLOPT_WRITEDATA, pointer: context)
-        try easy.set(
+        let context = unsafe Unmanaged.passUnretained(self).toOpaque()
+        unsafe try easy.set(CURLOPT_WRITEDATA, pointer: context)
+        unsafe try easy.set(
             CURLOPT_WRITEFUNCTION,
             callback: { data, size, count, context in
-                guard let context else { return 0 }
-                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+                guard let context = unsafe context else { return 0 }
+                let transfer = unsafe Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return unsafe transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
             })
-        try easy.set(CURLOPT_HEADERDATA, pointer: context)
-        try easy.set(
+        unsafe try easy.set(CURLOPT_HEADERDATA, pointer: context)
+        unsafe try easy.set(
             CURLOPT_HEADERFUNCTION,
             callback: { data, size, count, context in
-                guard let context else { return 0 }
-                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+                guard let context = unsafe context else { return 0 }
+                let transfer = unsafe Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return unsafe transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
             })
     }
 
@@ -107,11 +111,11 @@ final class CurlTransfer {
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         let room = request.maxResponseBytes - body.count
         if bytes.count <= room {
-            body.append(contentsOf: bytes)
+            unsafe body.append(contentsOf: bytes)
             return bytes.count
         }
         if request.truncatesLargeResponses {
-            body.append(contentsOf: bytes.prefix(room))
+            unsafe body.append(contentsOf: bytes.prefix(room))
         }
         isBodyOverLimit = true
         return 0
@@ -126,7 +130,7 @@ final class CurlTransfer {
             isHeaderOverLimit = true
             return 0
         }
-        HTTPHeaderField.collect(line: bytes, into: &headers)
+        unsafe HTTPHeaderField.collect(line: bytes, into: &headers)
         return bytes.count
     }
 

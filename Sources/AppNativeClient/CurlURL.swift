@@ -3,7 +3,11 @@ internal import CAppNativeCurl
 /// Owns one `CURLU` handle (docs/style.md §2). Parsing with curl's own URL parser means the policy
 /// checks the URL exactly as the transfer will interpret it: the same scheme, the same
 /// normalised host (`127.1` and `0x7f.0.0.1` both come back as `127.0.0.1`), the same port.
+@safe
 final class CurlURL {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     enum Failure: Error {
         case unsupportedScheme
         case malformed(String)
@@ -15,9 +19,9 @@ final class CurlURL {
     /// Parses an absolute URL; a scheme is required (no guessing, no default scheme).
     init(parsing text: String) throws(Failure) {
         CurlGlobal.ensureInitialized()
-        guard let handle = curl_url() else { throw .outOfMemory }
-        self.handle = handle
-        let result = curl_url_set(handle, CURLUPART_URL, text, 0)
+        guard let handle = unsafe curl_url() else { throw .outOfMemory }
+        unsafe self.handle = handle
+        let result = unsafe curl_url_set(handle, CURLUPART_URL, text, 0)
         switch result {
         case CURLUE_OK:
             break
@@ -26,12 +30,12 @@ final class CurlURL {
         case CURLUE_OUT_OF_MEMORY:
             throw .outOfMemory
         default:
-            throw .malformed(String(cString: curl_url_strerror(result)))
+            throw unsafe .malformed(String(cString: curl_url_strerror(result)))
         }
     }
 
     deinit {
-        curl_url_cleanup(handle)
+        unsafe curl_url_cleanup(handle)
     }
 
     var scheme: String? { part(CURLUPART_SCHEME) }
@@ -43,8 +47,8 @@ final class CurlURL {
 
     private func part(_ which: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, which, &value, flags) == CURLUE_OK, let value else { return nil }
-        defer { curl_free(value) }
-        return String(cString: value)
+        guard unsafe curl_url_get(handle, which, &value, flags) == CURLUE_OK, let value = unsafe value else { return nil }
+        defer { unsafe curl_free(value) }
+        return unsafe String(cString: value)
     }
 }

@@ -6,7 +6,10 @@ import Synchronization
 /// All curl calls except the wake-up happen here, so transfers, their easy handles and their
 /// callbacks need no locks. Callers talk to it only through the engine's locked queue; it
 /// answers only by resuming continuations, which never runs caller code on this thread.
+@safe
 final class CurlWorker {
+    // @safe: the easy-handle pointers it keys transfers by are owned by those transfers' CurlEasy
+    // objects, which it holds until curl has finished with them.
     private struct Active {
         var transfer: CurlTransfer
         var continuation: CurlEngine.Continuation
@@ -23,7 +26,7 @@ final class CurlWorker {
     private typealias Held = (id: UInt64, submission: CurlEngine.Submission)
 
     /// Whether this libcurl needs the h2c connection-reuse workaround.
-    private static let needsPriorKnowledgeGate = PriorKnowledgeGate<Held>.isNeeded(
+    private static let needsPriorKnowledgeGate = unsafe PriorKnowledgeGate<Held>.isNeeded(
         libcurlVersion: appnative_curl_version_info().pointee.version_num)
 
     /// The longest sleep without a wake-up or a curl timeout; a safety net, not a schedule.
@@ -31,7 +34,7 @@ final class CurlWorker {
 
     private let engine: CurlEngine
     private var active: [UInt64: Active] = [:]
-    private var idsByHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+    private var idsByHandle: [UnsafeMutableRawPointer: UInt64] = unsafe [:]
     private var gate = PriorKnowledgeGate<Held>()
     /// Easy handles of finished transfers, reset and kept for the next ones: creating a handle
     /// costs an allocation of tens of KB and its initialisation on every request.
@@ -77,15 +80,15 @@ final class CurlWorker {
             }
             let performed = engine.multi.perform()
             if performed != CURLM_OK {
-                failAll(reason: "curl_multi_perform failed: \(String(cString: curl_multi_strerror(performed)))")
+                failAll(reason: unsafe "curl_multi_perform failed: \(String(cString: curl_multi_strerror(performed)))")
             }
             while let completion = engine.multi.nextCompletion() {
-                guard let id = idsByHandle[completion.handle], let entry = active[id] else { continue }
+                guard let id = unsafe idsByHandle[completion.handle], let entry = active[id] else { continue }
                 finish(id, with: entry.transfer.result(for: completion.result))
             }
             let polled = engine.multi.poll(timeoutMilliseconds: Self.pollCeilingMilliseconds)
             if polled != CURLM_OK {
-                failAll(reason: "curl_multi_poll failed: \(String(cString: curl_multi_strerror(polled)))")
+                failAll(reason: unsafe "curl_multi_poll failed: \(String(cString: curl_multi_strerror(polled)))")
             }
         }
     }
@@ -123,7 +126,7 @@ final class CurlWorker {
             return
         }
         active[id] = Active(transfer: transfer, continuation: submission.continuation, gateRole: role)
-        idsByHandle[transfer.easy.handle] = id
+        unsafe idsByHandle[transfer.easy.handle] = id
         engine.activeTransfers.add(1, ordering: .relaxed)
         engine.startedTransfers.add(1, ordering: .relaxed)
     }
@@ -133,7 +136,7 @@ final class CurlWorker {
     /// already gone (a cancellation racing its completion) is ignored.
     private func finish(_ id: UInt64, with result: Result<HTTPResponse, ClientError>) {
         guard let entry = active.removeValue(forKey: id) else { return }
-        idsByHandle[entry.transfer.easy.handle] = nil
+        unsafe idsByHandle[entry.transfer.easy.handle] = nil
         engine.multi.remove(entry.transfer.easy)
         if idleHandles.count < Self.maximumIdleHandles, entry.transfer.easy.reset() {
             idleHandles.append(entry.transfer.easy)

@@ -1,3 +1,6 @@
+// Unsafe: `bytes` is the header line libcurl passes to its callback, valid for that call; the line
+// is copied into Strings before the callback returns.
+
 extension HTTPHeaderField {
     /// Reads one response header line as libcurl delivers it (one per call, CRLF included) into
     /// `headers`: a status line starts a new block, so interim 1xx and followed 3xx responses'
@@ -10,51 +13,51 @@ extension HTTPHeaderField {
     ///   - bytes: the line.
     ///   - headers: the fields of the response so far.
     public static func collect(line bytes: UnsafeRawBufferPointer, into headers: inout [HTTPHeaderField]) {
-        var line = bytes[...]
-        while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
-            line = line.dropLast()
+        var line = unsafe bytes[...]
+        while let last = unsafe line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
+            unsafe line = line.dropLast()
         }
-        if line.starts(with: "HTTP/".utf8) {
+        if unsafe line.starts(with: "HTTP/".utf8) {
             headers.removeAll()
             return
         }
-        guard let first = line.first else { return }  // the blank line ending the block
+        guard let first = unsafe line.first else { return }  // the blank line ending the block
         if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
             // Joined with one SP only between non-empty parts, so the value keeps no surrounding
             // whitespace (a blank continuation line would otherwise leave a trailing SP).
-            let continuation = latin1(trimmed(line))
+            let continuation = unsafe latin1(trimmed(line))
             if !headers.isEmpty, !continuation.isEmpty {
                 let previous = headers[headers.count - 1].value
                 headers[headers.count - 1].value = previous.isEmpty ? continuation : previous + " " + continuation
             }
             return
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = latin1(trimmed(line[..<colon]))
-        let value = latin1(trimmed(line[line.index(after: colon)...]))
+        guard let colon = unsafe line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = unsafe latin1(trimmed(line[..<colon]))
+        let value = unsafe latin1(trimmed(line[line.index(after: colon)...]))
         headers.append(HTTPHeaderField(name: name, value: value))
     }
 
     private static func trimmed(_ bytes: UnsafeRawBufferPointer.SubSequence) -> UnsafeRawBufferPointer.SubSequence {
-        var slice = bytes
-        while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            slice = slice.dropFirst()
+        var slice = unsafe bytes
+        while let first = unsafe slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+            unsafe slice = slice.dropFirst()
         }
-        while let last = slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            slice = slice.dropLast()
+        while let last = unsafe slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
+            unsafe slice = slice.dropLast()
         }
-        return slice
+        return unsafe slice
     }
 
     /// Field bytes as ISO-8859-1, so obs-text survives byte-for-byte instead of turning into
     /// replacement characters.
     private static func latin1(_ bytes: UnsafeRawBufferPointer.SubSequence) -> String {
         // ASCII (every field APNs and the JWKS hosts send) is the same in both encodings.
-        if bytes.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes), as: UTF8.self)
+        if unsafe bytes.allSatisfy({ $0 < 0x80 }) {
+            return unsafe String(decoding: UnsafeRawBufferPointer(rebasing: bytes), as: UTF8.self)
         }
         var text = String.UnicodeScalarView()
-        for byte in bytes { text.append(Unicode.Scalar(byte)) }
+        for unsafe byte in unsafe bytes { text.append(Unicode.Scalar(byte)) }
         return String(text)
     }
 }

@@ -1,5 +1,8 @@
 internal import Glibc
 
+// Unsafe: inet_pton writes at most the size of the address struct it is given; the bytes are
+// copied out of that struct.
+
 /// The outbound URL rules, shared by the client and by configuration that stores URLs
 /// (the JWKS URL is checked when the configuration is loaded, not when the first token arrives).
 ///
@@ -25,19 +28,18 @@ public enum URLPolicy: Sendable {
             literal = literal.dropFirst().dropLast()
         }
         var ipv4 = in_addr()
-        if !isBracketed, inet_pton(AF_INET, String(literal), &ipv4) == 1 {
+        if !isBracketed, unsafe inet_pton(AF_INET, String(literal), &ipv4) == 1 {
             // s_addr is in network byte order: its first byte in memory is the first octet.
-            return withUnsafeBytes(of: &ipv4) { $0[0] == 127 }
+            return unsafe withUnsafeBytes(of: &ipv4) { unsafe $0[0] == 127 }
         }
         var ipv6 = in6_addr()
-        if inet_pton(AF_INET6, String(literal), &ipv6) == 1 {
-            return withUnsafeBytes(of: &ipv6) { bytes in
-                let isLoopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
-                let isMappedLoopback =
-                    bytes[0..<10].allSatisfy { $0 == 0 }
-                    && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
-                return isLoopback || isMappedLoopback
-            }
+        if unsafe inet_pton(AF_INET6, String(literal), &ipv6) == 1 {
+            // The sixteen address bytes, copied out of the C struct once.
+            let bytes = unsafe withUnsafeBytes(of: &ipv6) { unsafe Array($0) }
+            let isLoopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
+            let isMappedLoopback =
+                bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
+            return isLoopback || isMappedLoopback
         }
         return false
     }

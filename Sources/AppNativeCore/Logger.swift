@@ -1,5 +1,7 @@
 import Foundation
 
+// Unsafe: write(2) is given the line's buffer and its count, borrowed for the call.
+
 /// Severity of a log line.
 public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
     case debug, info, warning, error
@@ -94,7 +96,7 @@ public struct StandardErrorLogSink: LogSink {
         var line = LogLine.json(for: record)
         line.append("\n")
         line.withUTF8 { bytes in
-            _ = Foundation.write(STDERR_FILENO, bytes.baseAddress, bytes.count)
+            _ = unsafe Foundation.write(STDERR_FILENO, bytes.baseAddress, bytes.count)
         }
     }
 }

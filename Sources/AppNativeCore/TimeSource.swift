@@ -1,5 +1,7 @@
 import Foundation
 
+// Unsafe: clock_gettime writes one timespec into a local one.
+
 /// The source of time for everything that checks expiry or schedules work.
 ///
 /// Two readings: wall time (token `exp`/`iat` are wall-clock seconds) and a monotonic
@@ -20,13 +22,13 @@ public struct SystemTimeSource: TimeSource {
 
     public var wallSeconds: Double {
         var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
+        unsafe clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     public var monotonic: Duration {
         var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+        unsafe clock_gettime(CLOCK_MONOTONIC, &spec)
         return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
     }
 

@@ -1,3 +1,6 @@
+// Unsafe: both buffers are borrowed for the comparison; CRYPTO_memcmp reads `a.count` bytes of each
+// after the counts were found equal.
+
 /// Comparison of MACs, tokens and other secrets without a timing side channel.
 ///
 /// The lengths are compared first and may leak (they are public: a MAC's length is fixed by its
@@ -7,16 +10,16 @@ public enum ConstantTime: Sendable {
     /// Whether `a` and `b` hold the same bytes.
     public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
-        return OpenSSLMemory.constantTimeEquals(a, b)
+        return unsafe OpenSSLMemory.constantTimeEquals(a, b)
     }
 
     /// Whether `a` and `b` hold the same bytes.
     public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.withUnsafeBytes { a in b.withUnsafeBytes { b in equals(a, b) } }
+        unsafe a.withUnsafeBytes { a in unsafe b.withUnsafeBytes { b in unsafe equals(a, b) } }
     }
 
     /// Whether `a` and the secret `b` hold the same bytes.
     public static func equals(_ a: [UInt8], _ b: SecretBytes) -> Bool {
-        a.withUnsafeBytes { a in b.withUnsafeBytes { b in equals(a, b) } }
+        unsafe a.withUnsafeBytes { a in unsafe b.withUnsafeBytes { b in unsafe equals(a, b) } }
     }
 }

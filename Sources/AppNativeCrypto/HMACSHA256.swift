@@ -1,5 +1,8 @@
 import AppNativeCore
 
+// Unsafe (OpenSSL EVP_MAC): the key and message are borrowed for the call with their lengths; the MAC
+// is written into a buffer of exactly `byteCount` bytes.
+
 /// HMAC-SHA-256 (RFC 2104, FIPS 198-1) with a key set once and reused for many messages.
 ///
 /// The key is absorbed once into a keyed OpenSSL context (inner and outer pad states already
@@ -21,7 +24,7 @@ public final class HMACSHA256: Sendable {
     /// - Throws: `CryptoError.weakKey` for an empty key, `.invalidKey` if OpenSSL refuses it.
     public init(key: SecretBytes) throws(CryptoError) {
         guard key.count > 0 else { throw CryptoError(.weakKey, "HMAC key is empty") }
-        guard let context = key.withUnsafeBytes({ EVPMACContext.hmacSHA256(key: $0) }) else {
+        guard let context = unsafe key.withUnsafeBytes({ unsafe EVPMACContext.hmacSHA256(key: $0) }) else {
             throw CryptoError(.invalidKey, "OpenSSL refused the HMAC-SHA256 key")
         }
         template = context
@@ -30,32 +33,32 @@ public final class HMACSHA256: Sendable {
 
     /// The 32-byte HMAC-SHA-256 of `message`.
     public func authenticationCode(for message: UnsafeRawBufferPointer) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: Self.byteCount) { buffer, initialized in
-            compute(message, into: UnsafeMutableRawBufferPointer(buffer))
+        unsafe [UInt8](unsafeUninitializedCapacity: Self.byteCount) { buffer, initialized in
+            unsafe compute(message, into: UnsafeMutableRawBufferPointer(buffer))
             initialized = Self.byteCount
         }
     }
 
     /// The 32-byte HMAC-SHA-256 of `message`.
     public func authenticationCode(for message: [UInt8]) -> [UInt8] {
-        message.withUnsafeBytes { authenticationCode(for: $0) }
+        unsafe message.withUnsafeBytes { unsafe authenticationCode(for: $0) }
     }
 
     /// Whether `code` is the full 32-byte HMAC of `message`. The length is checked first; the
     /// bytes are compared in constant time. Truncated MACs are refused.
     public func isValidAuthenticationCode(_ code: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) -> Bool {
         guard code.count == Self.byteCount else { return false }
-        return withUnsafeTemporaryAllocation(byteCount: Self.byteCount, alignment: 8) { expected in
-            compute(message, into: expected)
-            defer { OpenSSLMemory.cleanse(expected) }
-            return ConstantTime.equals(UnsafeRawBufferPointer(expected), code)
+        return unsafe withUnsafeTemporaryAllocation(byteCount: Self.byteCount, alignment: 8) { expected in
+            unsafe compute(message, into: expected)
+            defer { unsafe OpenSSLMemory.cleanse(expected) }
+            return unsafe ConstantTime.equals(UnsafeRawBufferPointer(expected), code)
         }
     }
 
     /// Whether `code` is the full 32-byte HMAC of `message` (see the buffer overload).
     public func isValidAuthenticationCode(_ code: [UInt8], for message: [UInt8]) -> Bool {
-        code.withUnsafeBytes { code in
-            message.withUnsafeBytes { message in isValidAuthenticationCode(code, for: message) }
+        unsafe code.withUnsafeBytes { code in
+            unsafe message.withUnsafeBytes { message in unsafe isValidAuthenticationCode(code, for: message) }
         }
     }
 
@@ -63,7 +66,7 @@ public final class HMACSHA256: Sendable {
         // A keyed HMAC context fails only when OpenSSL cannot allocate: no message can cause it,
         // and a MAC that was not computed must never be compared or sent.
         guard let context = idle.withLock({ $0.popLast() }) ?? template.duplicate(),
-            let written = context.authenticate(message, into: output)
+            let written = unsafe context.authenticate(message, into: output)
         else {
             preconditionFailure("OpenSSL could not compute HMAC-SHA256 on a keyed context (out of memory)")
         }

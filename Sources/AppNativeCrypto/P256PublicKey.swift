@@ -1,3 +1,7 @@
+// Unsafe (OpenSSL EVP): keys and contexts are owned by the handle classes in OpenSSL/; inputs are
+// buffers borrowed for the call with their lengths, and outputs are written into buffers allocated
+// with the size OpenSSL reports or the algorithm fixes.
+
 /// A P-256 (secp256r1) public key for verifying ECDSA SHA-256 signatures (JWS ES256,
 /// RFC 7518 §3.4; FIPS 186-4 §6.4).
 ///
@@ -27,7 +31,7 @@ public final class P256PublicKey: Sendable {
         let x = try Self.coordinate(x, name: "x")
         let y = try Self.coordinate(y, name: "y")
         let der = DER.p256SubjectPublicKeyInfo(x: x, y: y)
-        guard let key = der.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+        guard let key = unsafe der.withUnsafeBytes({ unsafe EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
             throw CryptoError(.invalidKey, "the point is not on P-256")
         }
         try self.init(validating: key)
@@ -38,7 +42,7 @@ public final class P256PublicKey: Sendable {
     /// - Throws: `.invalidKey` if it does not parse (including a point not on the curve) or bytes
     ///   follow it; `.unsupportedKey` for another curve, explicit curve parameters or a non-EC key.
     public convenience init(spkiDER: [UInt8]) throws(CryptoError) {
-        guard let key = spkiDER.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+        guard let key = unsafe spkiDER.withUnsafeBytes({ unsafe EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
             throw CryptoError(.invalidKey, "not a DER SubjectPublicKeyInfo with a valid point")
         }
         try self.init(validating: key)
@@ -49,7 +53,7 @@ public final class P256PublicKey: Sendable {
     /// - Throws: `.invalidPEM` for malformed PEM; otherwise as `init(spkiDER:)`.
     public convenience init(pem: String) throws(CryptoError) {
         let block = try PEMDocument.decodeBlock(pem, acceptedLabels: ["PUBLIC KEY"])
-        guard let key = block.der.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+        guard let key = unsafe block.der.withUnsafeBytes({ unsafe EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
             throw CryptoError(.invalidKey, "PUBLIC KEY block is not a DER SubjectPublicKeyInfo with a valid point")
         }
         try self.init(validating: key)
@@ -99,37 +103,37 @@ public final class P256PublicKey: Sendable {
     /// ECDSA P-256 SHA-256 signature of `message`. r and s must be in [1, n − 1], which rejects
     /// the all-zero signature of CVE-2022-21449.
     public func isValidSignature(rawRS signature: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) -> Bool {
-        guard let parsed = ECDSASignature(rawRS: signature) else { return false }
-        return verify(parsed, message: message)
+        guard let parsed = unsafe ECDSASignature(rawRS: signature) else { return false }
+        return unsafe verify(parsed, message: message)
     }
 
     /// Whether `signature` (`r || s`, 64 bytes) is a valid ES256 signature of `message`.
     public func isValidSignature(rawRS signature: [UInt8], for message: [UInt8]) -> Bool {
-        signature.withUnsafeBytes { signature in
-            message.withUnsafeBytes { message in isValidSignature(rawRS: signature, for: message) }
+        unsafe signature.withUnsafeBytes { signature in
+            unsafe message.withUnsafeBytes { message in unsafe isValidSignature(rawRS: signature, for: message) }
         }
     }
 
     /// Whether `signature`, a strict DER ECDSA-Sig-Value (RFC 3279 §2.2.3; no BER forms, no
     /// trailing bytes), is a valid ECDSA P-256 SHA-256 signature of `message`.
     public func isValidSignature(der signature: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) -> Bool {
-        guard let parsed = ECDSASignature(der: signature) else { return false }
-        return verify(parsed, message: message)
+        guard let parsed = unsafe ECDSASignature(der: signature) else { return false }
+        return unsafe verify(parsed, message: message)
     }
 
     /// Whether the DER `signature` is a valid ECDSA P-256 SHA-256 signature of `message`.
     public func isValidSignature(der signature: [UInt8], for message: [UInt8]) -> Bool {
-        signature.withUnsafeBytes { signature in
-            message.withUnsafeBytes { message in isValidSignature(der: signature, for: message) }
+        unsafe signature.withUnsafeBytes { signature in
+            unsafe message.withUnsafeBytes { message in unsafe isValidSignature(der: signature, for: message) }
         }
     }
 
     private func verify(_ signature: ECDSASignature, message: UnsafeRawBufferPointer) -> Bool {
         let der = signature.der
-        return withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
-            SHA256.hash(message, into: digest)
-            return der.withUnsafeBytes { der in
-                verifier.verify(signature: der, sha256Digest: UnsafeRawBufferPointer(digest))
+        return unsafe withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
+            unsafe SHA256.hash(message, into: digest)
+            return unsafe der.withUnsafeBytes { der in
+                unsafe verifier.verify(signature: der, sha256Digest: UnsafeRawBufferPointer(digest))
             }
         }
     }

@@ -1,3 +1,7 @@
+// Unsafe (OpenSSL EVP): keys and contexts are owned by the handle classes in OpenSSL/; inputs are
+// buffers borrowed for the call with their lengths, and outputs are written into buffers allocated
+// with the size OpenSSL reports or the algorithm fixes.
+
 /// A P-256 private key for ES256 signing (RFC 7518 §3.4): APNs provider tokens (the `.p8` key
 /// Apple issues is exactly this, PKCS #8 PEM) and identity assertions.
 ///
@@ -16,7 +20,7 @@ public final class P256SigningKey: Sendable {
     ///   or another curve; `.invalidKey` if the DER does not parse or the key pair is inconsistent.
     public convenience init(pkcs8PEM: String) throws(CryptoError) {
         let block = try PEMDocument.decodeBlock(pkcs8PEM, acceptedLabels: ["PRIVATE KEY", "EC PRIVATE KEY"])
-        guard let key = block.der.withUnsafeBytes({ EVPPKey.decodePrivateKey($0) }) else {
+        guard let key = unsafe block.der.withUnsafeBytes({ unsafe EVPPKey.decodePrivateKey($0) }) else {
             throw CryptoError(.invalidKey, "\(block.label) block is not a DER private key")
         }
         try self.init(validating: key)
@@ -46,11 +50,11 @@ public final class P256SigningKey: Sendable {
     /// different bytes, both valid.
     /// - Throws: `.signingFailed` if OpenSSL fails.
     public func signature(for message: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] {
-        let der = withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
-            SHA256.hash(message, into: digest)
-            return signer.sign(sha256Digest: UnsafeRawBufferPointer(digest))
+        let der = unsafe withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
+            unsafe SHA256.hash(message, into: digest)
+            return unsafe signer.sign(sha256Digest: UnsafeRawBufferPointer(digest))
         }
-        guard let der, let parsed = der.withUnsafeBytes({ ECDSASignature(der: $0) }) else {
+        guard let der, let parsed = unsafe der.withUnsafeBytes({ unsafe ECDSASignature(der: $0) }) else {
             throw CryptoError(.signingFailed, "ECDSA P-256 signing failed")
         }
         return parsed.rawRS
@@ -59,7 +63,7 @@ public final class P256SigningKey: Sendable {
     /// The ES256 signature of `message` (see the buffer overload).
     public func signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
         // Array.withUnsafeBytes only rethrows untyped errors; carry the typed one out in a Result.
-        try message.withUnsafeBytes { buffer in Result { () throws(CryptoError) in try signature(for: buffer) } }.get()
+        unsafe try message.withUnsafeBytes { buffer in Result { () throws(CryptoError) in unsafe try signature(for: buffer) } }.get()
     }
 
     /// The key as unencrypted PKCS #8 PEM (the `.p8` shape), for writing dev and test key files.

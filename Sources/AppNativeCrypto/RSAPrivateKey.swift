@@ -1,3 +1,7 @@
+// Unsafe (OpenSSL EVP): keys and contexts are owned by the handle classes in OpenSSL/; inputs are
+// buffers borrowed for the call with their lengths, and outputs are written into buffers allocated
+// with the size OpenSSL reports or the algorithm fixes.
+
 /// An RSA private key for RS256 signing (RFC 7518 §3.3): dev-token minting and tests.
 ///
 /// Subject to the same `RSAKeyPolicy` as `RSAPublicKey`. Prints as `[redacted]`. One instance
@@ -16,7 +20,7 @@ public final class RSAPrivateKey: Sendable {
     ///   DER does not parse.
     public convenience init(pem: String) throws(CryptoError) {
         let block = try PEMDocument.decodeBlock(pem, acceptedLabels: ["PRIVATE KEY", "RSA PRIVATE KEY"])
-        guard let key = block.der.withUnsafeBytes({ EVPPKey.decodePrivateKey($0) }) else {
+        guard let key = unsafe block.der.withUnsafeBytes({ unsafe EVPPKey.decodePrivateKey($0) }) else {
             throw CryptoError(.invalidKey, "\(block.label) block is not a DER private key")
         }
         try self.init(validating: key)
@@ -50,9 +54,9 @@ public final class RSAPrivateKey: Sendable {
     /// `publicKey.signatureByteCount` bytes. Deterministic: the same message gives the same bytes.
     /// - Throws: `.signingFailed` if OpenSSL fails.
     public func pkcs1v15SHA256Signature(for message: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] {
-        let signature = withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
-            SHA256.hash(message, into: digest)
-            return signer.sign(sha256Digest: UnsafeRawBufferPointer(digest))
+        let signature = unsafe withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
+            unsafe SHA256.hash(message, into: digest)
+            return unsafe signer.sign(sha256Digest: UnsafeRawBufferPointer(digest))
         }
         guard let signature, signature.count == publicKey.signatureByteCount else {
             throw CryptoError(.signingFailed, "RSA PKCS#1 v1.5 signing failed")
@@ -63,8 +67,8 @@ public final class RSAPrivateKey: Sendable {
     /// The RSASSA-PKCS1-v1_5 SHA-256 signature of `message`.
     public func pkcs1v15SHA256Signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
         // Array.withUnsafeBytes only rethrows untyped errors; carry the typed one out in a Result.
-        try message.withUnsafeBytes { buffer in
-            Result { () throws(CryptoError) in try pkcs1v15SHA256Signature(for: buffer) }
+        unsafe try message.withUnsafeBytes { buffer in
+            Result { () throws(CryptoError) in unsafe try pkcs1v15SHA256Signature(for: buffer) }
         }.get()
     }
 

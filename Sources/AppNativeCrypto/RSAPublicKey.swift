@@ -1,3 +1,7 @@
+// Unsafe (OpenSSL EVP): keys and contexts are owned by the handle classes in OpenSSL/; inputs are
+// buffers borrowed for the call with their lengths, and outputs are written into buffers allocated
+// with the size OpenSSL reports or the algorithm fixes.
+
 /// An RSA public key for verifying RSASSA-PKCS1-v1_5 SHA-256 signatures (JWS RS256,
 /// RFC 7518 §3.3; RFC 8017 §8.2.2).
 ///
@@ -38,7 +42,7 @@ public final class RSAPublicKey: Sendable {
         // Policy first, so a weak key never reaches OpenSSL's (costlier) validation.
         try RSAKeyPolicy.check(modulus: modulus, exponent: exponent)
         let der = DER.rsaSubjectPublicKeyInfo(modulus: modulus, exponent: exponent)
-        guard let key = der.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+        guard let key = unsafe der.withUnsafeBytes({ unsafe EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
             throw CryptoError(.invalidKey, "OpenSSL rejected the RSA key components")
         }
         try self.init(validating: key)
@@ -49,7 +53,7 @@ public final class RSAPublicKey: Sendable {
     /// - Throws: `.invalidKey` if it does not parse or bytes follow it; `.unsupportedKey` for a
     ///   non-RSA or RSA-PSS key; otherwise as `init(modulus:exponent:)`.
     public convenience init(spkiDER: [UInt8]) throws(CryptoError) {
-        guard let key = spkiDER.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+        guard let key = unsafe spkiDER.withUnsafeBytes({ unsafe EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
             throw CryptoError(.invalidKey, "not a DER SubjectPublicKeyInfo")
         }
         try self.init(validating: key)
@@ -61,7 +65,7 @@ public final class RSAPublicKey: Sendable {
     ///   otherwise as `init(spkiDER:)`.
     public convenience init(pem: String) throws(CryptoError) {
         let block = try PEMDocument.decodeBlock(pem, acceptedLabels: ["PUBLIC KEY"])
-        guard let key = block.der.withUnsafeBytes({ EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
+        guard let key = unsafe block.der.withUnsafeBytes({ unsafe EVPPKey.decodeSubjectPublicKeyInfo($0) }) else {
             throw CryptoError(.invalidKey, "PUBLIC KEY block is not a DER SubjectPublicKeyInfo")
         }
         try self.init(validating: key)
@@ -98,16 +102,16 @@ public final class RSAPublicKey: Sendable {
         -> Bool
     {
         guard signature.count == signatureByteCount else { return false }
-        return withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
-            SHA256.hash(message, into: digest)
-            return verifier.verify(signature: signature, sha256Digest: UnsafeRawBufferPointer(digest))
+        return unsafe withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
+            unsafe SHA256.hash(message, into: digest)
+            return unsafe verifier.verify(signature: signature, sha256Digest: UnsafeRawBufferPointer(digest))
         }
     }
 
     /// Whether `signature` is a valid RSASSA-PKCS1-v1_5 SHA-256 signature of `message`.
     public func isValidPKCS1v15SHA256Signature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        signature.withUnsafeBytes { signature in
-            message.withUnsafeBytes { message in isValidPKCS1v15SHA256Signature(signature, for: message) }
+        unsafe signature.withUnsafeBytes { signature in
+            unsafe message.withUnsafeBytes { message in unsafe isValidPKCS1v15SHA256Signature(signature, for: message) }
         }
     }
 }

@@ -1,3 +1,6 @@
+// Unsafe: the pool's buffer is filled through its own bounds, and `draw` lends `start..<start+count`
+// only after checking that range lies inside it.
+
 /// Random bytes drawn from a buffer that `SecureRandom` refills a few hundred bytes at a time:
 /// one `RAND_bytes` call (with its fork check and DRBG lock) per refill instead of one per draw.
 ///
@@ -21,11 +24,11 @@ public struct RandomBytePool: Sendable {
     public mutating func draw<Result>(_ count: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         precondition(count >= 0 && count <= buffer.count, "draw larger than the pool")
         if buffer.count - position < count {
-            buffer.withUnsafeMutableBytes { SecureRandom.fill($0) }
+            unsafe buffer.withUnsafeMutableBytes { unsafe SecureRandom.fill($0) }
             position = 0
         }
         let start = position
         position += count
-        return buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<(start + count)])) }
+        return unsafe buffer.withUnsafeBufferPointer { unsafe body(UnsafeBufferPointer(rebasing: $0[start..<(start + count)])) }
     }
 }

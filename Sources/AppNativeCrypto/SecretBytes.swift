@@ -7,7 +7,10 @@
 ///
 /// The initialisers copy their input. `init(_:)` cannot wipe the caller's array (it is a value
 /// the caller still owns); use `init(zeroing:)` to have the source wiped after the copy.
+@safe
 public final class SecretBytes: @unchecked Sendable {
+    // @safe: `storage` is allocated in init with exactly `count` bytes, lent only inside
+    // `withUnsafeBytes`, and cleansed and freed once in deinit.
     // Invariant: `storage` is written only inside init and only read afterwards, so sharing the
     // object across threads is safe; deinit runs once no reference remains.
     private let storage: UnsafeMutableRawBufferPointer
@@ -19,30 +22,30 @@ public final class SecretBytes: @unchecked Sendable {
     init<E: Error>(count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
         precondition(count >= 0, "negative secret length")
         let allocation = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        allocation.initializeMemory(as: UInt8.self, repeating: 0)
+        unsafe allocation.initializeMemory(as: UInt8.self, repeating: 0)
         do {
-            try body(UnsafeMutableRawBufferPointer(rebasing: allocation[0..<count]))
+            unsafe try body(UnsafeMutableRawBufferPointer(rebasing: allocation[0..<count]))
         } catch {
-            OpenSSLMemory.cleanse(allocation)
-            allocation.deallocate()
+            unsafe OpenSSLMemory.cleanse(allocation)
+            unsafe allocation.deallocate()
             throw error
         }
-        storage = allocation
+        unsafe storage = allocation
         self.count = count
     }
 
     /// Copies `bytes`. The caller's array is left as it is; prefer `init(zeroing:)` when the
     /// caller holds the only copy.
     public convenience init(_ bytes: [UInt8]) {
-        self.init(count: bytes.count) { destination in
-            destination.copyBytes(from: bytes)
+        unsafe self.init(count: bytes.count) { destination in
+            unsafe destination.copyBytes(from: bytes)
         }
     }
 
     /// Copies `bytes`, then overwrites the caller's array with zeros.
     public convenience init(zeroing bytes: inout [UInt8]) {
         self.init(bytes)
-        bytes.withUnsafeMutableBytes { OpenSSLMemory.cleanse($0) }
+        unsafe bytes.withUnsafeMutableBytes { unsafe OpenSSLMemory.cleanse($0) }
     }
 
     /// Copies the UTF-8 encoding of `string`. Swift strings cannot be wiped, so the original
@@ -50,28 +53,28 @@ public final class SecretBytes: @unchecked Sendable {
     public convenience init(utf8 string: String) {
         var string = string
         let count = string.utf8.count
-        self.init(count: count) { destination in
+        unsafe self.init(count: count) { destination in
             string.withUTF8 { source in
-                destination.copyMemory(from: UnsafeRawBufferPointer(source))
+                unsafe destination.copyMemory(from: UnsafeRawBufferPointer(source))
             }
         }
     }
 
     /// `count` bytes from OpenSSL's CSPRNG (`RAND_bytes`), written straight into wiped storage.
     public static func random(count: Int) -> SecretBytes {
-        SecretBytes(count: count) { destination in
-            OpenSSLMemory.fillRandom(destination)
+        unsafe SecretBytes(count: count) { destination in
+            unsafe OpenSSLMemory.fillRandom(destination)
         }
     }
 
     deinit {
-        OpenSSLMemory.cleanse(storage)
-        storage.deallocate()
+        unsafe OpenSSLMemory.cleanse(storage)
+        unsafe storage.deallocate()
     }
 
     /// Lends the secret bytes to `body`. The buffer must not escape the closure.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
+        unsafe try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
     }
 }
 

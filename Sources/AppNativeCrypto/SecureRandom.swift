@@ -1,3 +1,5 @@
+// Unsafe: RAND_bytes fills exactly the buffer it is given, with its count.
+
 /// Cryptographically secure random bytes from OpenSSL's DRBG (`RAND_bytes`).
 ///
 /// Failure traps instead of throwing: a process that cannot get randomness must not go on to
@@ -7,14 +9,14 @@ public enum SecureRandom: Sendable {
     public static func bytes(count: Int) -> [UInt8] {
         precondition(count >= 0, "negative random byte count")
         guard count > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            OpenSSLMemory.fillRandom(UnsafeMutableRawBufferPointer(buffer))
+        return unsafe [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            unsafe OpenSSLMemory.fillRandom(UnsafeMutableRawBufferPointer(buffer))
             initialized = count
         }
     }
 
     /// Overwrites `buffer` with random bytes.
     public static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        OpenSSLMemory.fillRandom(buffer)
+        unsafe OpenSSLMemory.fillRandom(buffer)
     }
 }

@@ -1,3 +1,7 @@
+// Unsafe (OpenSSL EVP): keys and contexts are owned by the handle classes in OpenSSL/; inputs are
+// buffers borrowed for the call with their lengths, and outputs are written into buffers allocated
+// with the size OpenSSL reports or the algorithm fixes.
+
 /// An X.509 certificate read from PEM (RFC 5280, RFC 7468 §5): the certificate a client
 /// registered with its identity provider, named in the `x5t` / `x5t#S256` header of the
 /// assertions it signs with the matching private key (RFC 7515 §4.1.7, §4.1.8).
@@ -15,8 +19,8 @@ public final class X509Certificate: Sendable {
     ///   the block is not a certificate; `.invalidKey` if the DER does not parse as a certificate.
     public init(pem: String) throws(CryptoError) {
         let block = try PEMDocument.decodeBlock(pem, acceptedLabels: ["CERTIFICATE"])
-        let der = block.der.withUnsafeBytes { [UInt8]($0) }
-        guard let certificate = der.withUnsafeBytes({ X509Handle.decode($0) }) else {
+        let der = unsafe block.der.withUnsafeBytes { unsafe [UInt8]($0) }
+        guard let certificate = unsafe der.withUnsafeBytes({ unsafe X509Handle.decode($0) }) else {
             throw CryptoError(.invalidKey, "CERTIFICATE block is not a DER X.509 certificate")
         }
         self.der = der
@@ -25,8 +29,8 @@ public final class X509Certificate: Sendable {
 
     /// The SHA-1 digest of the DER encoding (the `x5t` thumbprint).
     public var sha1Thumbprint: [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: FetchedDigest.sha1.byteCount) { buffer, initialized in
-            der.withUnsafeBytes { FetchedDigest.sha1.digest($0, into: UnsafeMutableRawBufferPointer(buffer)) }
+        unsafe [UInt8](unsafeUninitializedCapacity: FetchedDigest.sha1.byteCount) { buffer, initialized in
+            unsafe der.withUnsafeBytes { unsafe FetchedDigest.sha1.digest($0, into: UnsafeMutableRawBufferPointer(buffer)) }
             initialized = FetchedDigest.sha1.byteCount
         }
     }

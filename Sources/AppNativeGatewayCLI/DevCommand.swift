@@ -7,6 +7,8 @@ import AppNativeServer
 import Foundation
 import Glibc
 
+// Unsafe: write(2) is given a string's UTF-8 buffer and its count, borrowed for the call.
+
 /// `dev` (what `make run` starts): the gateway on its embedded dev default — the dev identity
 /// provider's keys, the dev session secret and assertion key from keys/dev, and a built-in demo
 /// upstream — plus a dev token and a walk-through. DEV KEYS ONLY; Ctrl-C stops everything.
@@ -102,9 +104,9 @@ enum DevCommand {
             Ctrl-C stops everything.
 
             """
-        banner.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        banner.withUTF8 { _ = unsafe Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress) upstream=\(upstream.boundAddress)\n"
-        line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        line.withUTF8 { _ = unsafe Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         _ = ProcessSignals.wait()
         gateway.shutdown()
         signInProvider.shutdown()

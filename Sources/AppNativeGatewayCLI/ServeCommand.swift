@@ -5,6 +5,8 @@ import AppNativeServer
 import Foundation
 import Glibc
 
+// Unsafe: write(2) is given a string's UTF-8 buffer and its count, borrowed for the call.
+
 /// `serve`: runs the gateway until SIGTERM/SIGINT (graceful) — a second signal forces the exit.
 enum ServeCommand {
     static func run(environment: [String: String]) async throws -> ExitCode {
@@ -27,7 +29,7 @@ enum ServeCommand {
         let upstream = configuration.upstream.map { " upstream=\($0.target)" } ?? ""
         let routes = configuration.routesFile == nil ? "" : " routes=\(configuration.routeNames.count)"
         var line = "app-native-gateway ready listen=\(gateway.listenAddress) admin=\(gateway.adminAddress)\(push)\(upstream)\(routes)\n"
-        line.withUTF8 { _ = Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        line.withUTF8 { _ = unsafe Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         while true {
             let signal = ProcessSignals.wait()
             if signal == SIGHUP {

@@ -1,5 +1,10 @@
 internal import Glibc
 
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 /// Reading and rewriting `Cookie` request header values (RFC 6265 §4.2, §5.4).
 ///
 /// One scanner serves both, so the cookie the gateway reads as its session is exactly the one
@@ -15,8 +20,8 @@ public enum CookieHeader: Sendable {
         for header in headers {
             var header = header
             header.withUTF8 { bytes in
-                forEachValue(named: name, in: bytes) { value in
-                    found.append(String(decoding: value, as: UTF8.self))
+                unsafe forEachValue(named: name, in: bytes) { value in
+                    unsafe found.append(String(decoding: value, as: UTF8.self))
                     return true
                 }
             }
@@ -31,19 +36,19 @@ public enum CookieHeader: Sendable {
         named name: String, in field: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool
     ) {
         var goesOn = true
-        forEachPair(in: field) { bytes, pair in
-            guard goesOn, let equals = pair.equals, pair.hasName(name, in: bytes) else { return }
+        unsafe forEachPair(in: field) { bytes, pair in
+            guard goesOn, let equals = pair.equals, unsafe pair.hasName(name, in: bytes) else { return }
             var valueStart = equals + 1
             var valueEnd = pair.end
-            while valueStart < valueEnd, isSpace(bytes[valueStart]) { valueStart += 1 }
-            while valueEnd > valueStart, isSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
-            if valueEnd - valueStart >= 2, bytes[valueStart] == UInt8(ascii: "\""),
-                bytes[valueEnd - 1] == UInt8(ascii: "\"")
+            while valueStart < valueEnd, unsafe isSpace(bytes[valueStart]) { valueStart += 1 }
+            while valueEnd > valueStart, unsafe isSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
+            if valueEnd - valueStart >= 2, unsafe bytes[valueStart] == UInt8(ascii: "\""),
+                unsafe bytes[valueEnd - 1] == UInt8(ascii: "\"")
             {
                 valueStart += 1
                 valueEnd -= 1
             }
-            goesOn = body(UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
+            goesOn = unsafe body(UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
         }
     }
 
@@ -52,7 +57,7 @@ public enum CookieHeader: Sendable {
     public static func removing(_ name: String, from header: String) -> String? {
         var kept = [UInt8]()
         var header = header
-        header.withUTF8 { _ = appendRemaining(of: $0, removing: name, to: &kept) }
+        header.withUTF8 { _ = unsafe appendRemaining(of: $0, removing: name, to: &kept) }
         return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
     }
 
@@ -60,7 +65,7 @@ public enum CookieHeader: Sendable {
     public static func removing(_ name: String?, orNamesStartingWith prefixes: [String], from header: String) -> String? {
         var kept = [UInt8]()
         var header = header
-        header.withUTF8 { _ = appendRemaining(of: $0, removing: name, orNamesStartingWith: prefixes, to: &kept) }
+        header.withUTF8 { _ = unsafe appendRemaining(of: $0, removing: name, orNamesStartingWith: prefixes, to: &kept) }
         return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
     }
 
@@ -69,7 +74,7 @@ public enum CookieHeader: Sendable {
     /// Returns whether a cookie called `name` was there.
     @discardableResult
     public static func appendRemaining(of field: UnsafeBufferPointer<UInt8>, removing name: String, to kept: inout [UInt8]) -> Bool {
-        appendRemaining(of: field, removing: name, orNamesStartingWith: [], to: &kept)
+        unsafe appendRemaining(of: field, removing: name, orNamesStartingWith: [], to: &kept)
     }
 
     /// `appendRemaining(of:removing:to:)` that also removes every cookie whose name starts with one
@@ -80,9 +85,9 @@ public enum CookieHeader: Sendable {
         of field: UnsafeBufferPointer<UInt8>, removing name: String?, orNamesStartingWith prefixes: [String], to kept: inout [UInt8]
     ) -> Bool {
         var removed = false
-        forEachPair(in: field) { bytes, pair in
+        unsafe forEachPair(in: field) { bytes, pair in
             if pair.equals != nil,
-                (name.map { pair.hasName($0, in: bytes) } ?? false) || prefixes.contains(where: { pair.hasName($0, in: bytes, prefixOnly: true) })
+                (name.map { unsafe pair.hasName($0, in: bytes) } ?? false) || prefixes.contains(where: { unsafe pair.hasName($0, in: bytes, prefixOnly: true) })
             {
                 removed = true
                 return
@@ -93,7 +98,7 @@ public enum CookieHeader: Sendable {
                 kept.append(UInt8(ascii: ";"))
                 kept.append(UInt8(ascii: " "))
             }
-            kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.start..<pair.end]))
+            unsafe kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.start..<pair.end]))
         }
         return removed
     }
@@ -110,12 +115,12 @@ public enum CookieHeader: Sendable {
         func hasName(_ name: String, in bytes: UnsafeBufferPointer<UInt8>, prefixOnly: Bool = false) -> Bool {
             guard let equals else { return false }
             var nameEnd = equals
-            while nameEnd > start, CookieHeader.isSpace(bytes[nameEnd - 1]) { nameEnd -= 1 }
+            while nameEnd > start, unsafe CookieHeader.isSpace(bytes[nameEnd - 1]) { nameEnd -= 1 }
             let utf8 = name.utf8
             guard prefixOnly ? nameEnd - start >= utf8.count : nameEnd - start == utf8.count else { return false }
             var offset = start
             for byte in utf8 {
-                guard bytes[offset] == byte else { return false }
+                guard unsafe bytes[offset] == byte else { return false }
                 offset += 1
             }
             return true
@@ -127,8 +132,8 @@ public enum CookieHeader: Sendable {
         let count = bytes.count
         // The offset of the first `byte` in start..<end, or `end`.
         func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
-            guard start < end, let hit = memchr(base + start, Int32(byte), end - start) else { return end }
-            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            guard start < end, let hit = unsafe memchr(base + start, Int32(byte), end - start) else { return end }
+            return unsafe base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
         }
         var index = 0
         while index < count {
@@ -136,11 +141,11 @@ public enum CookieHeader: Sendable {
             let separator = find(UInt8(ascii: ";"), from: index, to: count)
             index = separator + 1
             var end = separator
-            while start < end, isSpace(bytes[start]) { start += 1 }
-            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            while start < end, unsafe isSpace(bytes[start]) { start += 1 }
+            while end > start, unsafe isSpace(bytes[end - 1]) { end -= 1 }
             guard start < end else { continue }
             let equals = find(UInt8(ascii: "="), from: start, to: end)
-            body(bytes, Pair(start: start, end: end, equals: equals < end ? equals : nil))
+            unsafe body(bytes, Pair(start: start, end: end, equals: equals < end ? equals : nil))
         }
     }
 

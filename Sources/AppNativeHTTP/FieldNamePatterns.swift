@@ -1,3 +1,8 @@
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 /// A fixed set of field names and name prefixes, for fields a proxy removes from every request it
 /// forwards.
 ///
@@ -42,30 +47,30 @@ public struct FieldNamePatterns: Sendable {
     /// Whether `name` is one of the patterns (or starts like a prefix).
     public func matches(_ name: String) -> Bool {
         var name = name
-        return name.withUTF8 { matches(bytes: $0) }
+        return name.withUTF8 { unsafe matches(bytes: $0) }
     }
 
     /// Removes every field of `headers` whose name matches, without building a `String` per field
     /// (this runs on every field of every forwarded request).
     public func remove(from headers: inout HTTPHeaders) {
         guard !names.isEmpty else { return }
-        headers.removeAll(whereName: matches(bytes:))
+        unsafe headers.removeAll(whereName: matches(bytes:))
     }
 
     /// `matches` on a field name's bytes, compared byte by byte after normalising.
     func matches(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let firstByte = name.first else { return false }
-        return byFirstByte[Int(Self.normalized(firstByte))].withUnsafeBufferPointer { patterns in
-            bytes.withUnsafeBufferPointer { bytes in
-                for pattern in patterns where name.count >= pattern.count {
+        guard let firstByte = unsafe name.first else { return false }
+        return unsafe byFirstByte[Int(Self.normalized(firstByte))].withUnsafeBufferPointer { patterns in
+            unsafe bytes.withUnsafeBufferPointer { bytes in
+                for unsafe pattern in unsafe patterns where name.count >= pattern.count {
                     var isEqual = true
-                    for index in 1..<pattern.count where Self.normalized(name[index]) != bytes[pattern.start + index] {
+                    for index in 1..<pattern.count where unsafe Self.normalized(name[index]) != bytes[pattern.start + index] {
                         isEqual = false
                         break
                     }
                     guard isEqual else { continue }
                     // A prefix matches as it is; a name also when extended with `-…`.
-                    if pattern.isPrefix || name.count == pattern.count || Self.normalized(name[pattern.count]) == UInt8(ascii: "-") {
+                    if unsafe pattern.isPrefix || name.count == pattern.count || Self.normalized(name[pattern.count]) == UInt8(ascii: "-") {
                         return true
                     }
                 }

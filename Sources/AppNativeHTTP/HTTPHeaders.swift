@@ -1,3 +1,8 @@
+// Unsafe (the header store's reads and writes): `storage` is always `bytes` borrowed for the
+// closure, and every entry's offsets lie inside it (they are set by `append` and the parser only);
+// `write(into:)` writes `serializedCount` bytes into a buffer of at least that size. See
+// docs/memory-safety.md.
+
 /// An ordered list of field lines (RFC 9110 §5), as received or to be sent.
 ///
 /// Names keep the case they were received or added with and compare ASCII-case-insensitively
@@ -88,7 +93,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
                 )
             )
         }
-        self.bytes = Array(UnsafeBufferPointer(start: head + base, count: last.valueEnd - base))
+        self.bytes = unsafe Array(UnsafeBufferPointer(start: head + base, count: last.valueEnd - base))
         self.entries = entries
     }
 
@@ -102,8 +107,8 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// The field at `position`; its strings are built on each access.
     public subscript(position: Int) -> Field {
         let entry = entries[position]
-        return bytes.withUnsafeBufferPointer { storage in
-            Field(name: Self.name(storage, entry), value: Self.value(storage, entry))
+        return unsafe bytes.withUnsafeBufferPointer { storage in
+            unsafe Field(name: Self.name(storage, entry), value: Self.value(storage, entry))
         }
     }
 
@@ -111,14 +116,14 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// The value of the first field named `name`, or nil.
     public func first(_ name: String) -> String? {
-        withMatches(of: name) { storage, entry in
-            Self.value(storage, entry)
+        unsafe withMatches(of: name) { storage, entry in
+            unsafe Self.value(storage, entry)
         }.first
     }
 
     /// The values of every field named `name`, in order.
     public func values(_ name: String) -> [String] {
-        withMatches(of: name, all: true) { storage, entry in Self.value(storage, entry) }
+        unsafe withMatches(of: name, all: true) { storage, entry in unsafe Self.value(storage, entry) }
     }
 
     /// Lends the value bytes of the first field named `name` to `body`, without building a
@@ -128,10 +133,10 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// Not generic on purpose: across modules a generic version runs unspecialised, slower than
     /// the string it saves.
     public func withFirstValueBytes(_ name: String, _ body: (_ value: UnsafeBufferPointer<UInt8>, _ isASCII: Bool) -> Void) -> Bool {
-        Self.withBytes(of: name) { query in
-            bytes.withUnsafeBufferPointer { storage in
-                guard let entry = entries.first(where: { Self.nameMatches(storage, $0, query) }) else { return false }
-                body(Self.valueBytes(storage, entry), !entry.hasHighBytes)
+        unsafe Self.withBytes(of: name) { query in
+            unsafe bytes.withUnsafeBufferPointer { storage in
+                guard let entry = entries.first(where: { unsafe Self.nameMatches(storage, $0, query) }) else { return false }
+                unsafe body(Self.valueBytes(storage, entry), !entry.hasHighBytes)
                 return true
             }
         }
@@ -140,10 +145,10 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// `withFirstValueBytes` for every field named `name`, in order, while `body` returns true
     /// (the `Cookie` fields of a request: looked up in place on every request that carries one).
     public func forEachValueBytes(_ name: String, _ body: (_ value: UnsafeBufferPointer<UInt8>, _ isASCII: Bool) -> Bool) {
-        Self.withBytes(of: name) { query in
-            bytes.withUnsafeBufferPointer { storage in
-                for entry in entries where Self.nameMatches(storage, entry, query) {
-                    guard body(Self.valueBytes(storage, entry), !entry.hasHighBytes) else { return }
+        unsafe Self.withBytes(of: name) { query in
+            unsafe bytes.withUnsafeBufferPointer { storage in
+                for entry in entries where unsafe Self.nameMatches(storage, entry, query) {
+                    guard unsafe body(Self.valueBytes(storage, entry), !entry.hasHighBytes) else { return }
                 }
             }
         }
@@ -154,9 +159,9 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// already checked by the parser; this reads heads the server itself is about to send.
     public var firstContentLength: Int? {
         var length: Int?
-        _ = withFirstValueBytes("Content-Length") { digits, _ in
+        _ = unsafe withFirstValueBytes("Content-Length") { digits, _ in
             guard digits.count <= 18 else { return }
-            length = ByteClass.decimalValue(digits).map { Int($0) }
+            length = unsafe ByteClass.decimalValue(digits).map { Int($0) }
         }
         return length
     }
@@ -168,14 +173,14 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// How many fields are named `name`.
     public func count(of name: String) -> Int {
-        withMatches(of: name, all: true) { _, _ in () }.count
+        unsafe withMatches(of: name, all: true) { _, _ in () }.count
     }
 
     /// The position of the first field named `name`.
     public func firstIndex(of name: String) -> Int? {
-        Self.withBytes(of: name) { query in
-            bytes.withUnsafeBufferPointer { storage in
-                entries.firstIndex { Self.nameMatches(storage, $0, query) }
+        unsafe Self.withBytes(of: name) { query in
+            unsafe bytes.withUnsafeBufferPointer { storage in
+                entries.firstIndex { unsafe Self.nameMatches(storage, $0, query) }
             }
         }
     }
@@ -183,17 +188,17 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// Whether any field named `name` lists `token` as one of its comma-separated elements,
     /// compared case-insensitively (RFC 9110 §5.6.1 lists; used for Connection, RFC 9110 §7.6.1).
     public func containsToken(_ token: String, inField name: String) -> Bool {
-        containsListElement(inField: name) { ListElements.equalsIgnoringCase($0, token) }
+        unsafe containsListElement(inField: name) { unsafe ListElements.equalsIgnoringCase($0, token) }
     }
 
     /// Whether any field named `name` (`Accept`, for one) lists an element whose media type,
     /// before its `;` parameters, is `mediaType`, compared case-insensitively (RFC 9110 §8.3.1,
     /// §12.5.1): `text/event-stream` is in `Text/Event-Stream;q=0.9, */*`. Read in place.
     public func containsMediaType(_ mediaType: String, inField name: String) -> Bool {
-        containsListElement(inField: name) { element in
-            var end = element.firstIndex(of: ASCII.semicolon) ?? element.count
-            while end > 0 && ByteClass.isWhitespace(element[end - 1]) { end -= 1 }
-            return ListElements.equalsIgnoringCase(UnsafeBufferPointer(rebasing: element[..<end]), mediaType)
+        unsafe containsListElement(inField: name) { element in
+            var end = unsafe element.firstIndex(of: ASCII.semicolon) ?? element.count
+            while unsafe end > 0 && ByteClass.isWhitespace(element[end - 1]) { end -= 1 }
+            return unsafe ListElements.equalsIgnoringCase(UnsafeBufferPointer(rebasing: element[..<end]), mediaType)
         }
     }
 
@@ -201,9 +206,9 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// in place and stopping at the first that does.
     private func containsListElement(inField name: String, _ matches: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         var found = false
-        forEachValueBytes(name) { value, _ in
-            ListElements.forEach(in: value) { element in
-                found = matches(element)
+        unsafe forEachValueBytes(name) { value, _ in
+            unsafe ListElements.forEach(in: value) { element in
+                found = unsafe matches(element)
                 return !found
             }
             return !found
@@ -224,7 +229,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// Appends a field whose value is given as Latin-1 bytes (one byte per character), normalised
     /// like `add(name:value:)`: for values composed on the request path without a `String`.
     public mutating func add(name: String, valueBytes: UnsafeBufferPointer<UInt8>) {
-        entries.append(makeEntry(name: name, valueBytes: valueBytes))
+        unsafe entries.append(makeEntry(name: name, valueBytes: valueBytes))
     }
 
     /// Inserts a field at `index`.
@@ -244,12 +249,12 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         entries[index].valueEnd = replacement.valueEnd
         entries[index].hasHighBytes = replacement.hasHighBytes
         var position = 0
-        Self.withBytes(of: name) { query in
+        unsafe Self.withBytes(of: name) { query in
             let storage = bytes
-            storage.withUnsafeBufferPointer { storage in
+            unsafe storage.withUnsafeBufferPointer { storage in
                 entries.removeAll { entry in
                     defer { position += 1 }
-                    return position != index && Self.nameMatches(storage, entry, query)
+                    return unsafe position != index && Self.nameMatches(storage, entry, query)
                 }
             }
         }
@@ -257,17 +262,17 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
-        Self.withBytes(of: name) { query in
-            removeEntries { storage, entry in Self.nameMatches(storage, entry, query) }
+        unsafe Self.withBytes(of: name) { query in
+            unsafe removeEntries { storage, entry in unsafe Self.nameMatches(storage, entry, query) }
         }
     }
 
     /// Removes every field for which `shouldRemove` is true.
     public mutating func removeAll(where shouldRemove: (Field) throws -> Bool) rethrows {
         let storage = bytes
-        try storage.withUnsafeBufferPointer { storage in
+        unsafe try storage.withUnsafeBufferPointer { storage in
             try entries.removeAll { entry in
-                try shouldRemove(Field(name: Self.name(storage, entry), value: Self.value(storage, entry)))
+                unsafe try shouldRemove(Field(name: Self.name(storage, entry), value: Self.value(storage, entry)))
             }
         }
     }
@@ -275,15 +280,15 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// Removes every field whose name bytes satisfy `shouldRemove`: no `String` is built, for
     /// checks that run on every field of every request.
     public mutating func removeAll(whereName shouldRemove: (UnsafeBufferPointer<UInt8>) -> Bool) {
-        removeEntries { storage, entry in shouldRemove(Self.nameBytes(storage, entry)) }
+        unsafe removeEntries { storage, entry in unsafe shouldRemove(Self.nameBytes(storage, entry)) }
     }
 
     /// Removes every field named like one of `names` (ASCII case-insensitive), in one pass.
     public mutating func remove(anyOf names: [[UInt8]]) {
-        removeEntries { storage, entry in
-            let name = Self.nameBytes(storage, entry)
+        unsafe removeEntries { storage, entry in
+            let name = unsafe Self.nameBytes(storage, entry)
             for query in names where query.count == name.count {
-                if query.withUnsafeBufferPointer({ Self.equalsIgnoringCase(name, $0) }) { return true }
+                if unsafe query.withUnsafeBufferPointer({ unsafe Self.equalsIgnoringCase(name, $0) }) { return true }
             }
             return false
         }
@@ -333,10 +338,10 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// Same fields in the same order, names compared exactly.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         guard lhs.entries.count == rhs.entries.count else { return false }
-        return lhs.bytes.withUnsafeBufferPointer { left in
-            rhs.bytes.withUnsafeBufferPointer { right in
+        return unsafe lhs.bytes.withUnsafeBufferPointer { left in
+            unsafe rhs.bytes.withUnsafeBufferPointer { right in
                 zip(lhs.entries, rhs.entries).allSatisfy { a, b in
-                    nameBytes(left, a).elementsEqual(nameBytes(right, b))
+                    unsafe nameBytes(left, a).elementsEqual(nameBytes(right, b))
                         && valueBytes(left, a).elementsEqual(valueBytes(right, b))
                 }
             }
@@ -346,11 +351,11 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// Hashes what `==` compares: names and values in order.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(entries.count)
-        bytes.withUnsafeBufferPointer { storage in
+        unsafe bytes.withUnsafeBufferPointer { storage in
             for entry in entries {
-                hasher.combine(bytes: UnsafeRawBufferPointer(Self.nameBytes(storage, entry)))
+                unsafe hasher.combine(bytes: UnsafeRawBufferPointer(Self.nameBytes(storage, entry)))
                 hasher.combine(0x3A as UInt8)
-                hasher.combine(bytes: UnsafeRawBufferPointer(Self.valueBytes(storage, entry)))
+                unsafe hasher.combine(bytes: UnsafeRawBufferPointer(Self.valueBytes(storage, entry)))
             }
         }
     }
@@ -361,7 +366,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     public static func nameEquals(_ lhs: String, _ rhs: String) -> Bool {
         // utf8.count is O(1) for native strings and settles most mismatches.
         guard lhs.utf8.count == rhs.utf8.count else { return false }
-        return withBytes(of: lhs) { left in withBytes(of: rhs) { right in equalsIgnoringCase(left, right) } }
+        return unsafe withBytes(of: lhs) { left in unsafe withBytes(of: rhs) { right in unsafe equalsIgnoringCase(left, right) } }
     }
 
     /// Whether `name` is a field name: a non-empty token (RFC 9110 §5.1, §5.6.2:
@@ -369,7 +374,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`). Only such names can be added: check a
     /// name a peer chose with this before `add(name:value:)`, which traps on any other.
     public static func isValidFieldName(_ name: String) -> Bool {
-        withBytes(of: name) { !$0.isEmpty && $0.allSatisfy(ByteClass.isTchar) }
+        unsafe withBytes(of: name) { unsafe !$0.isEmpty && $0.allSatisfy(ByteClass.isTchar) }
     }
 
     /// Whether `value` is a field value as RFC 9110 §5.5 allows it on the wire: visible
@@ -389,8 +394,8 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         result.entries = []
         // Two more for what callers put back (Host, a framing field, `Connection: upgrade`).
         result.entries.reserveCapacity(entries.count + 2 + extraFields)
-        bytes.withUnsafeBufferPointer { storage in
-            for entry in entries where keep(storage, entry) { result.entries.append(entry) }
+        unsafe bytes.withUnsafeBufferPointer { storage in
+            for entry in entries where unsafe keep(storage, entry) { result.entries.append(entry) }
         }
         return result
     }
@@ -412,21 +417,21 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         }
         let start = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: total))
-        bytes.withUnsafeBufferPointer { storage in
-            buffer.withUnsafeMutableBufferPointer { out in
+        unsafe bytes.withUnsafeBufferPointer { storage in
+            unsafe buffer.withUnsafeMutableBufferPointer { out in
                 var position = start
                 for entry in entries {
-                    let name = Self.nameBytes(storage, entry)
-                    let value = Self.valueBytes(storage, entry)
-                    _ = UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: name)
+                    let name = unsafe Self.nameBytes(storage, entry)
+                    let value = unsafe Self.valueBytes(storage, entry)
+                    _ = unsafe UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: name)
                     position += name.count
-                    out[position] = ASCII.colon
-                    out[position + 1] = ASCII.sp
+                    unsafe out[position] = ASCII.colon
+                    unsafe out[position + 1] = ASCII.sp
                     position += 2
-                    _ = UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: value)
+                    _ = unsafe UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: value)
                     position += value.count
-                    out[position] = ASCII.cr
-                    out[position + 1] = ASCII.lf
+                    unsafe out[position] = ASCII.cr
+                    unsafe out[position + 1] = ASCII.lf
                     position += 2
                 }
             }
@@ -434,23 +439,23 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     }
 
     static func nameBytes(_ storage: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: storage[Int(entry.nameStart)..<Int(entry.nameEnd)])
+        unsafe UnsafeBufferPointer(rebasing: storage[Int(entry.nameStart)..<Int(entry.nameEnd)])
     }
 
     static func valueBytes(_ storage: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: storage[Int(entry.valueStart)..<Int(entry.valueEnd)])
+        unsafe UnsafeBufferPointer(rebasing: storage[Int(entry.valueStart)..<Int(entry.valueEnd)])
     }
 
     /// Calls `body` with the UTF-8 bytes of `text` without copying native strings.
     static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        return Array(text.utf8).withUnsafeBufferPointer(body)
+        if let result = unsafe text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return unsafe Array(text.utf8).withUnsafeBufferPointer(body)
     }
 
     static func equalsIgnoringCase(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for index in 0..<lhs.count where lhs[index] != rhs[index] {
-            if ByteClass.lowercased(lhs[index]) != ByteClass.lowercased(rhs[index]) { return false }
+        for index in 0..<lhs.count where unsafe lhs[index] != rhs[index] {
+            if unsafe ByteClass.lowercased(lhs[index]) != ByteClass.lowercased(rhs[index]) { return false }
         }
         return true
     }
@@ -458,11 +463,11 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     // MARK: Private
 
     private static func name(_ storage: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> String {
-        String(decoding: nameBytes(storage, entry), as: UTF8.self)
+        unsafe String(decoding: nameBytes(storage, entry), as: UTF8.self)
     }
 
     private static func value(_ storage: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> String {
-        Latin1.string(valueBytes(storage, entry), containsHighBytes: entry.hasHighBytes)
+        unsafe Latin1.string(valueBytes(storage, entry), containsHighBytes: entry.hasHighBytes)
     }
 
     private static func nameMatches(
@@ -470,7 +475,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         _ entry: Entry,
         _ query: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        Int(entry.nameEnd - entry.nameStart) == query.count && equalsIgnoringCase(nameBytes(storage, entry), query)
+        unsafe Int(entry.nameEnd - entry.nameStart) == query.count && equalsIgnoringCase(nameBytes(storage, entry), query)
     }
 
     /// `transform` applied to the first (or every) field named `name`.
@@ -479,11 +484,11 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         all: Bool = false,
         _ transform: (UnsafeBufferPointer<UInt8>, Entry) -> Result
     ) -> [Result] {
-        Self.withBytes(of: name) { query in
-            bytes.withUnsafeBufferPointer { storage in
+        unsafe Self.withBytes(of: name) { query in
+            unsafe bytes.withUnsafeBufferPointer { storage in
                 var results: [Result] = []
-                for entry in entries where Self.nameMatches(storage, entry, query) {
-                    results.append(transform(storage, entry))
+                for entry in entries where unsafe Self.nameMatches(storage, entry, query) {
+                    unsafe results.append(transform(storage, entry))
                     if !all { break }
                 }
                 return results
@@ -494,8 +499,8 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     private mutating func removeEntries(_ shouldRemove: (UnsafeBufferPointer<UInt8>, Entry) -> Bool) {
         // A second reference to the buffer (not a copy) so the entries can change meanwhile.
         let storage = bytes
-        storage.withUnsafeBufferPointer { storage in
-            entries.removeAll { shouldRemove(storage, $0) }
+        unsafe storage.withUnsafeBufferPointer { storage in
+            entries.removeAll { unsafe shouldRemove(storage, $0) }
         }
     }
 
@@ -506,9 +511,9 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         // Fast path, the common case (cookies, assertions, identity values): a contiguous ASCII
         // value with nothing to replace is checked in place and appended in one copy, instead of
         // being normalised byte by byte inside the growing buffer.
-        let isCleanASCII = value.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-            guard ByteClass.isPrintableASCII(utf8) else { return false }
-            bytes.append(contentsOf: utf8)
+        let isCleanASCII = unsafe value.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard unsafe ByteClass.isPrintableASCII(utf8) else { return false }
+            unsafe bytes.append(contentsOf: utf8)
             return true
         } ?? false
         if !isCleanASCII { Latin1.append(value, to: &bytes) }
@@ -519,16 +524,16 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     private mutating func makeEntry(name: String, valueBytes: UnsafeBufferPointer<UInt8>) -> Entry {
         let nameStart = appendName(name)
         let valueStart = bytes.count
-        let isCleanASCII = ByteClass.isPrintableASCII(valueBytes)
-        bytes.append(contentsOf: valueBytes)
+        let isCleanASCII = unsafe ByteClass.isPrintableASCII(valueBytes)
+        unsafe bytes.append(contentsOf: valueBytes)
         return finishEntry(nameStart: nameStart, valueStart: valueStart, isCleanASCII: isCleanASCII)
     }
 
     private mutating func appendName(_ name: String) -> Int {
         let nameStart = bytes.count
-        Self.withBytes(of: name) { name in
-            precondition(!name.isEmpty && name.allSatisfy(ByteClass.isTchar), "HTTP field name must be a token")
-            bytes.append(contentsOf: name)
+        unsafe Self.withBytes(of: name) { name in
+            unsafe precondition(!name.isEmpty && name.allSatisfy(ByteClass.isTchar), "HTTP field name must be a token")
+            unsafe bytes.append(contentsOf: name)
         }
         return nameStart
     }

@@ -1,3 +1,8 @@
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 extension HTTPRequestHead {
     /// The head a reverse proxy sends upstream for this request.
     ///
@@ -35,10 +40,10 @@ extension HTTPRequestHead {
         let absolute = absoluteFormParts()
         var hasHost = false
         var hasFramingField = false
-        var (headers, _) = HopByHopHeaders.filter(
+        var (headers, _) = unsafe HopByHopHeaders.filter(
             self.headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade, reservingFields: extraFields
         ) { name, value in
-            Self.forwardingDecision(
+            unsafe Self.forwardingDecision(
                 name,
                 value,
                 framing: framing,
@@ -87,22 +92,22 @@ extension HTTPRequestHead {
         hasHost: inout Bool,
         hasFramingField: inout Bool
     ) -> HopByHopHeaders.Decision {
-        if name.contains(UInt8(ascii: "_")) { return .remove }
+        if unsafe name.contains(UInt8(ascii: "_")) { return .remove }
         switch name.count {
-        case 4 where HopByHopHeaders.equalsLowercase(name, "host"):
+        case 4 where unsafe HopByHopHeaders.equalsLowercase(name, "host"):
             // Only the first Host survives (the parser refuses two; a built head might not).
             guard keepsHost && !hasHost else { return .remove }
             hasHost = true
             return .keep
-        case 14 where HopByHopHeaders.equalsLowercase(name, "content-length"):
+        case 14 where unsafe HopByHopHeaders.equalsLowercase(name, "content-length"):
             guard case .contentLength(let length) = framing, !hasFramingField,
-                isCanonicalDecimal(value, length)
+                unsafe isCanonicalDecimal(value, length)
             else { return .remove }
             hasFramingField = true
             return .keep
-        case 17 where HopByHopHeaders.equalsLowercase(name, "transfer-encoding"):
+        case 17 where unsafe HopByHopHeaders.equalsLowercase(name, "transfer-encoding"):
             guard framing == .chunked || framing == .untilClose, !hasFramingField,
-                HopByHopHeaders.equalsLowercase(value, "chunked")
+                unsafe HopByHopHeaders.equalsLowercase(value, "chunked")
             else { return .remove }
             hasFramingField = true
             return .keep
@@ -113,9 +118,9 @@ extension HTTPRequestHead {
 
     /// Whether `bytes` is `value` in decimal without leading zeros.
     private static func isCanonicalDecimal(_ bytes: UnsafeBufferPointer<UInt8>, _ value: UInt64) -> Bool {
-        guard !bytes.isEmpty, bytes.count <= 20, bytes.count == 1 || bytes[0] != UInt8(ascii: "0") else { return false }
+        guard !bytes.isEmpty, bytes.count <= 20, unsafe bytes.count == 1 || bytes[0] != UInt8(ascii: "0") else { return false }
         var parsed: UInt64 = 0
-        for byte in bytes {
+        for unsafe byte in unsafe bytes {
             guard ByteClass.isDigit(byte) else { return false }
             let (product, overflowed) = parsed.multipliedReportingOverflow(by: 10)
             let (sum, carried) = product.addingReportingOverflow(UInt64(byte &- 0x30))
@@ -127,11 +132,11 @@ extension HTTPRequestHead {
 
     /// The authority and the rest of an http(s) absolute-form target, or nil for other forms.
     private func absoluteFormParts() -> (authority: String, pathAndQuery: String)? {
-        HTTPHeaders.withBytes(of: target) { target in
-            guard target.first != ASCII.slash, let base = target.baseAddress,
-                case .absolute(let authority, let rest)? = try? RequestTargetForm.classify(target, method: method)
+        unsafe HTTPHeaders.withBytes(of: target) { target in
+            guard unsafe target.first != ASCII.slash, let base = target.baseAddress,
+                case .absolute(let authority, let rest)? = unsafe try? RequestTargetForm.classify(target, method: method)
             else { return nil }
-            return (FieldStrings.ascii(base, authority), FieldStrings.ascii(base, rest))
+            return unsafe (FieldStrings.ascii(base, authority), FieldStrings.ascii(base, rest))
         }
     }
 }

@@ -1,3 +1,7 @@
+// Unsafe (the parser's input): `parse` takes the caller's buffer for one call; every step reads
+// `bytes[i]` only for `i < count` (or `end`) of that buffer, a head split across calls is copied into
+// HeadReader's own buffer, and events carry index ranges, not pointers. See docs/memory-safety.md.
+
 /// An incremental, strict HTTP/1.1 request parser (RFC 9112) for a server or reverse proxy.
 ///
 /// Feed it bytes as they arrive; it returns one event at a time and never copies a head or a
@@ -31,7 +35,6 @@ public struct HTTPRequestParser: Sendable {
         case endPending
         case fixedBody(remaining: UInt64)
         case chunkedBody
-        case trailers
         case discarding
         case failed
     }
@@ -40,7 +43,7 @@ public struct HTTPRequestParser: Sendable {
     /// Why the parser failed; kept out of `State` so the hot path copies a small enum.
     private var failure: HTTPParseError?
     private var reader = HeadReader(kind: .request)
-    private var chunked = ChunkedDecoder()
+    private var chunked = ChunkedBody()
     private var isKeepAlive = true
     private var hasPendingLeadingCR = false
     private var leadingLineBytes = 0
@@ -68,7 +71,7 @@ public struct HTTPRequestParser: Sendable {
         _ input: UnsafeRawBufferPointer
     ) throws(HTTPParseError) -> (consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?) {
         do {
-            return try step(input)
+            return unsafe try step(input)
         } catch {
             state = .failed
             failure = error
@@ -88,14 +91,14 @@ public struct HTTPRequestParser: Sendable {
             endMessage()
             return (0, .end(trailers: nil))
         case .fixedBody(let remaining):
-            guard !input.isEmpty else { return (0, nil) }
+            guard unsafe !input.isEmpty else { return (0, nil) }
             let taken = Int(min(UInt64(input.count), remaining))
             state = remaining == UInt64(taken) ? .endPending : .fixedBody(remaining: remaining - UInt64(taken))
             return (taken, .body(0..<taken))
-        case .head, .chunkedBody, .trailers:
-            guard let base = input.baseAddress, !input.isEmpty else { return (0, nil) }
-            let bytes = base.assumingMemoryBound(to: UInt8.self)
-            return try stepBytes(bytes, count: input.count)
+        case .head, .chunkedBody:
+            guard let base = input.baseAddress, unsafe !input.isEmpty else { return (0, nil) }
+            let bytes = unsafe base.assumingMemoryBound(to: UInt8.self)
+            return unsafe try stepBytes(bytes, count: input.count)
         }
     }
 
@@ -103,27 +106,13 @@ public struct HTTPRequestParser: Sendable {
         _ bytes: UnsafePointer<UInt8>,
         count: Int
     ) throws(HTTPParseError) -> (consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?) {
-        var start = 0
         if case .chunkedBody = state {
-            let (next, step) = try chunked.decode(bytes, start: 0, end: count, maxBodyBytes: limits.maxBodyBytes)
-            switch step {
-            case .needMore: return (next, nil)
-            case .data(let range): return (next, .body(range))
-            case .lastChunk:
-                reader.reset(kind: .trailers)
-                state = .trailers
-                start = next
-            }
+            let result: (consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?) =
+                unsafe try chunked.step(bytes, count: count, reader: &reader, limits: limits)
+            if case .end = result.event { endMessage() }
+            return result
         }
-        if case .trailers = state {
-            guard let end = try reader.feed(bytes, start: start, end: count, limits: limits) else { return (count, nil) }
-            let trailers = try reader.withHead(input: bytes, start: start) { head, scanner in
-                scanner.fields.isEmpty ? nil : FieldStrings.headers(head, scanner.fields)
-            }
-            endMessage()
-            return (end, .end(trailers: trailers))
-        }
-        return try stepHead(bytes, count: count)
+        return unsafe try stepHead(bytes, count: count)
     }
 
     private mutating func stepHead(
@@ -134,7 +123,7 @@ public struct HTTPRequestParser: Sendable {
         if !reader.hasStarted {
             // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
             while start < count {
-                let byte = bytes[start]
+                let byte = unsafe bytes[start]
                 if hasPendingLeadingCR {
                     guard byte == ASCII.lf else {
                         throw HTTPParseError(.bareCR, reason: "CR not followed by LF before the request line")
@@ -155,17 +144,17 @@ public struct HTTPRequestParser: Sendable {
             }
             if start == count { return (count, nil) }
         }
-        guard let end = try reader.feed(bytes, start: start, end: count, limits: limits) else { return (count, nil) }
+        guard let end = unsafe try reader.feed(bytes, start: start, end: count, limits: limits) else { return (count, nil) }
         let limits = self.limits
-        let (head, framing, keepsAlive) = try reader.withHead(input: bytes, start: start) {
-            head, scanner throws(HTTPParseError) in try Self.makeHead(head, scanner, limits)
+        let (head, framing, keepsAlive) = unsafe try reader.withHead(input: bytes, start: start) {
+            head, scanner throws(HTTPParseError) in unsafe try Self.makeHead(head, scanner, limits)
         }
         isKeepAlive = keepsAlive
         switch framing {
         case .none, .contentLength(0): state = .endPending
         case .contentLength(let length): state = .fixedBody(remaining: length)
         case .chunked, .untilClose:
-            chunked = ChunkedDecoder()
+            chunked = ChunkedBody()
             state = .chunkedBody
         }
         return (end, .head(head, framing))
@@ -179,7 +168,7 @@ public struct HTTPRequestParser: Sendable {
     ) throws(HTTPParseError) -> (HTTPRequestHead, HTTPBodyFraming, isKeepAlive: Bool) {
         let fields = scanner.fields
         let version = scanner.version
-        let summary = FieldSummary(bytes, fields)
+        let summary = unsafe FieldSummary(bytes, fields)
 
         // RFC 9112 §3.2: 400 for a missing (HTTP/1.1), repeated or invalid Host.
         if summary.hostCount > 1 {
@@ -188,18 +177,18 @@ public struct HTTPRequestParser: Sendable {
         if summary.hostCount == 0 && version.hasHTTP11Semantics {
             throw HTTPParseError(.missingHost, reason: "HTTP/1.1 request without Host")
         }
-        if summary.hostCount == 1 && !HostSyntax.isValid(FieldSummary.value(bytes, fields[summary.hostIndex])) {
+        if unsafe summary.hostCount == 1 && !HostSyntax.isValid(FieldSummary.value(bytes, fields[summary.hostIndex])) {
             throw HTTPParseError(.invalidHost, reason: "Host is not uri-host [\":\" port]")
         }
         // Gateway policy: an absolute-form target names the host the request is for (RFC 9112
         // §3.2.2), while the Origin rule, the redirect URI and the access log read Host. A request
         // whose two names disagree would be judged for one host and forwarded for another.
-        if summary.hostCount == 1, bytes[scanner.targetStart] != ASCII.slash,
-            case .absolute(let authority, _) = try RequestTargetForm.classify(
+        if summary.hostCount == 1, unsafe bytes[scanner.targetStart] != ASCII.slash,
+            case .absolute(let authority, _) = unsafe try RequestTargetForm.classify(
                 UnsafeBufferPointer(start: bytes + scanner.targetStart, count: scanner.targetEnd - scanner.targetStart),
                 method: scanner.method
             ),
-            !Self.equalsIgnoringCase(
+            unsafe !Self.equalsIgnoringCase(
                 UnsafeBufferPointer(start: bytes + scanner.targetStart + authority.lowerBound, count: authority.count),
                 FieldSummary.value(bytes, fields[summary.hostIndex])
             )
@@ -213,20 +202,20 @@ public struct HTTPRequestParser: Sendable {
 
         let framing: HTTPBodyFraming
         if summary.transferEncodingCount > 0 {
-            try FramingRules.checkChunkedOnly(bytes, fields, version: version)
+            unsafe try FramingRules.checkChunkedOnly(bytes, fields, version: version)
             if summary.contentLengthCount > 0 {
                 throw HTTPParseError(.ambiguousFraming, reason: "both Content-Length and Transfer-Encoding")
             }
             framing = .chunked
         } else if summary.contentLengthCount > 0 {
-            framing = .contentLength(
+            framing = unsafe .contentLength(
                 try FramingRules.contentLength(bytes, fields, summary, maxBodyBytes: limits.maxBodyBytes)
             )
         } else {
             framing = .none
         }
 
-        let head = HTTPRequestHead(
+        let head = unsafe HTTPRequestHead(
             method: scanner.method,
             target: FieldStrings.ascii(bytes, scanner.targetStart..<scanner.targetEnd),
             version: version,
@@ -238,7 +227,7 @@ public struct HTTPRequestParser: Sendable {
     /// ASCII case-insensitive equality of two host names (RFC 9110 §4.2.3).
     private static func equalsIgnoringCase(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for index in 0..<lhs.count where ByteClass.lowercased(lhs[index]) != ByteClass.lowercased(rhs[index]) { return false }
+        for index in 0..<lhs.count where unsafe ByteClass.lowercased(lhs[index]) != ByteClass.lowercased(rhs[index]) { return false }
         return true
     }
 

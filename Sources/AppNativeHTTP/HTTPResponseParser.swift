@@ -1,3 +1,7 @@
+// Unsafe (the parser's input): `parse` takes the caller's buffer for one call; every step reads
+// `bytes[i]` only for `i < count` (or `end`) of that buffer, a head split across calls is copied into
+// HeadReader's own buffer, and events carry index ranges, not pointers. See docs/memory-safety.md.
+
 /// An incremental, strict HTTP/1.1 response parser (RFC 9112) for reading upstream responses.
 ///
 /// Same calling pattern as `HTTPRequestParser`. Before each request is sent, tell the parser
@@ -26,7 +30,6 @@ public struct HTTPResponseParser: Sendable {
         case endPending
         case fixedBody(remaining: UInt64)
         case chunkedBody
-        case trailers
         case untilClose
         case discarding
         case switchedProtocols
@@ -41,7 +44,7 @@ public struct HTTPResponseParser: Sendable {
     /// Why the parser failed; kept out of `State` so the hot path copies a small enum.
     private var failure: HTTPParseError?
     private var reader = HeadReader(kind: .response)
-    private var chunked = ChunkedDecoder()
+    private var chunked = ChunkedBody()
     private var requestMethod = RequestMethod.other
     private var isKeepAlive = true
     private var isInformational = false
@@ -87,7 +90,7 @@ public struct HTTPResponseParser: Sendable {
         _ input: UnsafeRawBufferPointer
     ) throws(HTTPParseError) -> (consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?) {
         do {
-            return try step(input)
+            return unsafe try step(input)
         } catch {
             let upstreamError = error.status == 502 ? error : error.asUpstreamError()
             state = .failed
@@ -112,7 +115,7 @@ public struct HTTPResponseParser: Sendable {
         case .untilClose:
             state = .discarding
             return .end(trailers: nil)
-        case .head, .fixedBody, .chunkedBody, .trailers:
+        case .head, .fixedBody, .chunkedBody:
             let error = HTTPParseError(.truncated, status: 502, reason: "upstream closed in the middle of a response")
             state = .failed
             failure = error
@@ -134,15 +137,15 @@ public struct HTTPResponseParser: Sendable {
             endMessage()
             return (0, .end(trailers: nil))
         case .untilClose:
-            return (input.count, input.isEmpty ? nil : .body(0..<input.count))
+            return unsafe (input.count, input.isEmpty ? nil : .body(0..<input.count))
         case .fixedBody(let remaining):
-            guard !input.isEmpty else { return (0, nil) }
+            guard unsafe !input.isEmpty else { return (0, nil) }
             let taken = Int(min(UInt64(input.count), remaining))
             state = remaining == UInt64(taken) ? .endPending : .fixedBody(remaining: remaining - UInt64(taken))
             return (taken, .body(0..<taken))
-        case .head, .chunkedBody, .trailers:
-            guard let base = input.baseAddress, !input.isEmpty else { return (0, nil) }
-            return try stepBytes(base.assumingMemoryBound(to: UInt8.self), count: input.count)
+        case .head, .chunkedBody:
+            guard let base = input.baseAddress, unsafe !input.isEmpty else { return (0, nil) }
+            return unsafe try stepBytes(base.assumingMemoryBound(to: UInt8.self), count: input.count)
         }
     }
 
@@ -150,31 +153,17 @@ public struct HTTPResponseParser: Sendable {
         _ bytes: UnsafePointer<UInt8>,
         count: Int
     ) throws(HTTPParseError) -> (consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?) {
-        var start = 0
         if case .chunkedBody = state {
-            let (next, step) = try chunked.decode(bytes, start: 0, end: count, maxBodyBytes: limits.maxBodyBytes)
-            switch step {
-            case .needMore: return (next, nil)
-            case .data(let range): return (next, .body(range))
-            case .lastChunk:
-                reader.reset(kind: .trailers)
-                state = .trailers
-                start = next
-            }
+            let result: (consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?) =
+                unsafe try chunked.step(bytes, count: count, reader: &reader, limits: limits)
+            if case .end = result.event { endMessage() }
+            return result
         }
-        if case .trailers = state {
-            guard let end = try reader.feed(bytes, start: start, end: count, limits: limits) else { return (count, nil) }
-            let trailers = try reader.withHead(input: bytes, start: start) { head, scanner in
-                scanner.fields.isEmpty ? nil : FieldStrings.headers(head, scanner.fields)
-            }
-            endMessage()
-            return (end, .end(trailers: trailers))
-        }
-        guard let end = try reader.feed(bytes, start: 0, end: count, limits: limits) else { return (count, nil) }
+        guard let end = unsafe try reader.feed(bytes, start: 0, end: count, limits: limits) else { return (count, nil) }
         let limits = self.limits
         let requestMethod = self.requestMethod
-        let made = try reader.withHead(input: bytes, start: 0) { head, scanner throws(HTTPParseError) in
-            try Self.makeHead(head, scanner, limits, requestMethod)
+        let made = unsafe try reader.withHead(input: bytes, start: 0) { head, scanner throws(HTTPParseError) in
+            unsafe try Self.makeHead(head, scanner, limits, requestMethod)
         }
         isKeepAlive = made.isKeepAlive
         isInformational = made.isInformational
@@ -183,7 +172,7 @@ public struct HTTPResponseParser: Sendable {
         case .none, .contentLength(0): state = .endPending
         case .contentLength(let length): state = .fixedBody(remaining: length)
         case .chunked:
-            chunked = ChunkedDecoder()
+            chunked = ChunkedBody()
             state = .chunkedBody
         case .untilClose: state = .untilClose
         }
@@ -211,7 +200,7 @@ public struct HTTPResponseParser: Sendable {
         guard (100...599).contains(status) else {
             throw HTTPParseError(.invalidStatusLine, reason: "status code outside 100-599")
         }
-        let summary = FieldSummary(bytes, fields)
+        let summary = unsafe FieldSummary(bytes, fields)
         var isInformational = false
         var switchesProtocols = false
         let framing: HTTPBodyFraming
@@ -225,19 +214,19 @@ public struct HTTPResponseParser: Sendable {
         } else if requestMethod == .head || status == 204 || status == 304 {
             framing = .none
         } else if summary.transferEncodingCount > 0 {
-            try FramingRules.checkChunkedOnly(bytes, fields, version: scanner.version)
+            unsafe try FramingRules.checkChunkedOnly(bytes, fields, version: scanner.version)
             if summary.contentLengthCount > 0 {
                 throw HTTPParseError(.ambiguousFraming, reason: "both Content-Length and Transfer-Encoding")
             }
             framing = .chunked
         } else if summary.contentLengthCount > 0 {
-            framing = .contentLength(
+            framing = unsafe .contentLength(
                 try FramingRules.contentLength(bytes, fields, summary, maxBodyBytes: limits.maxBodyBytes)
             )
         } else {
             framing = .untilClose
         }
-        let head = HTTPResponseHead(
+        let head = unsafe HTTPResponseHead(
             status: status,
             reason: Latin1.string(
                 UnsafeBufferPointer(start: bytes + scanner.reasonStart, count: scanner.reasonEnd - scanner.reasonStart),

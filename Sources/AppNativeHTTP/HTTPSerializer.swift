@@ -1,3 +1,6 @@
+// Unsafe: heads are written into arrays reserved for their exact serialised size, through
+// HTTPHeaders' bounded writer.
+
 /// Writes HTTP/1.1 heads and chunk framing into a byte buffer (RFC 9112).
 ///
 /// Fields are written as `HTTPHeaders` holds them: names checked and values normalised when
@@ -13,14 +16,14 @@ public enum HTTPSerializer: Sendable {
     ///   - head: the head; method must be a token and target free of whitespace and controls.
     ///   - buffer: the buffer to append to.
     public static func appendRequestHead(_ head: HTTPRequestHead, to buffer: inout [UInt8]) {
-        HTTPHeaders.withBytes(of: head.method) { method in
-            precondition(!method.isEmpty && method.allSatisfy(ByteClass.isTchar), "HTTP method must be a token")
-            buffer.append(contentsOf: method)
+        unsafe HTTPHeaders.withBytes(of: head.method) { method in
+            unsafe precondition(!method.isEmpty && method.allSatisfy(ByteClass.isTchar), "HTTP method must be a token")
+            unsafe buffer.append(contentsOf: method)
         }
         buffer.append(ASCII.sp)
-        HTTPHeaders.withBytes(of: head.target) { target in
-            precondition(!target.isEmpty && target.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "request target must be VCHAR")
-            buffer.append(contentsOf: target)
+        unsafe HTTPHeaders.withBytes(of: head.target) { target in
+            unsafe precondition(!target.isEmpty && target.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "request target must be VCHAR")
+            unsafe buffer.append(contentsOf: target)
         }
         buffer.append(ASCII.sp)
         appendVersion(head.version, to: &buffer)

@@ -1,3 +1,8 @@
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 /// The connection-specific fields a proxy must not forward (RFC 9110 §7.6.1).
 ///
 /// Removed: Connection and every field it names, Keep-Alive, Proxy-Connection, TE, Trailer,
@@ -14,7 +19,7 @@ public enum HopByHopHeaders: Sendable {
     /// Whether `name` is hop-by-hop on its own, without being named in Connection.
     /// - Parameter name: a field name, any case.
     public static func isHopByHop(_ name: String) -> Bool {
-        HTTPHeaders.withBytes(of: name) { isHopByHop($0) }
+        unsafe HTTPHeaders.withBytes(of: name) { unsafe isHopByHop($0) }
     }
 
     /// Removes the hop-by-hop fields and every field named in a Connection field.
@@ -31,8 +36,8 @@ public enum HopByHopHeaders: Sendable {
         // Most requests carry no hop-by-hop field at all (HTTP/1.1 keep-alive is the default):
         // then there is nothing to remove and no reason to copy the field list. `Connection`
         // is itself hop-by-hop, so without one no field can be named by it either.
-        let found = headers.bytes.withUnsafeBufferPointer { storage in
-            scan(storage, headers.entries)
+        let found = unsafe headers.bytes.withUnsafeBufferPointer { storage in
+            unsafe scan(storage, headers.entries)
         }
         switch found {
         case .none:
@@ -40,12 +45,12 @@ public enum HopByHopHeaders: Sendable {
         case .onlyPlainConnection:
             // The usual keep-alive hop (`Connection: keep-alive` from browsers and nginx): the
             // Connection fields are all there is to remove, in place.
-            headers.removeAll(whereName: isConnection)
+            unsafe headers.removeAll(whereName: unsafe isConnection)
             return false
         case .other:
             break
         }
-        let (kept, keptUpgrade) = filter(headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade) { _, _ in .applyRules }
+        let (kept, keptUpgrade) = unsafe filter(headers, keepingWebSocketUpgrade: keepingWebSocketUpgrade) { _, _ in .applyRules }
         headers = kept
         return keptUpgrade
     }
@@ -63,13 +68,13 @@ public enum HopByHopHeaders: Sendable {
     private static func scan(_ storage: UnsafeBufferPointer<UInt8>, _ entries: [HTTPHeaders.Entry]) -> Found {
         var found = Found.none
         for entry in entries {
-            let name = HTTPHeaders.nameBytes(storage, entry)
-            if name.count == 5 && equalsLowercase(name, "close") { return .other }
-            guard isHopByHop(name) else { continue }
-            guard isConnection(name) else { return .other }
+            let name = unsafe HTTPHeaders.nameBytes(storage, entry)
+            if unsafe name.count == 5 && equalsLowercase(name, "close") { return .other }
+            guard unsafe isHopByHop(name) else { continue }
+            guard unsafe isConnection(name) else { return .other }
             var plain = true
-            ListElements.forEach(in: HTTPHeaders.valueBytes(storage, entry)) { element in
-                plain = equalsLowercase(element, "keep-alive") || equalsLowercase(element, "close")
+            unsafe ListElements.forEach(in: HTTPHeaders.valueBytes(storage, entry)) { element in
+                plain = unsafe equalsLowercase(element, "keep-alive") || equalsLowercase(element, "close")
                 return plain
             }
             guard plain else { return .other }
@@ -97,22 +102,22 @@ public enum HopByHopHeaders: Sendable {
             && headers.containsToken("upgrade", inField: "Connection")
             && headers.count(of: "Upgrade") == 1
             && isWebSocket(headers.first("Upgrade") ?? "")
-        let connections = headers.bytes.withUnsafeBufferPointer { storage in
-            headers.entries.filter { isConnection(HTTPHeaders.nameBytes(storage, $0)) }
+        let connections = unsafe headers.bytes.withUnsafeBufferPointer { storage in
+            headers.entries.filter { unsafe isConnection(HTTPHeaders.nameBytes(storage, $0)) }
         }
-        var result = headers.filtered(reservingFields: extraFields) { storage, entry in
-            let name = HTTPHeaders.nameBytes(storage, entry)
-            switch decide(name, HTTPHeaders.valueBytes(storage, entry)) {
+        var result = unsafe headers.filtered(reservingFields: extraFields) { storage, entry in
+            let name = unsafe HTTPHeaders.nameBytes(storage, entry)
+            switch unsafe decide(name, HTTPHeaders.valueBytes(storage, entry)) {
             case .keep: return true
             case .remove: return false
             case .applyRules: break
             }
-            if keepsUpgrade && equalsLowercase(name, "upgrade") { return true }
-            if isHopByHop(name) { return false }
+            if unsafe keepsUpgrade && equalsLowercase(name, "upgrade") { return true }
+            if unsafe isHopByHop(name) { return false }
             for connection in connections {
                 var isNamed = false
-                ListElements.forEach(in: HTTPHeaders.valueBytes(storage, connection)) { element in
-                    isNamed = HTTPHeaders.equalsIgnoringCase(element, name)
+                unsafe ListElements.forEach(in: HTTPHeaders.valueBytes(storage, connection)) { element in
+                    isNamed = unsafe HTTPHeaders.equalsIgnoringCase(element, name)
                     return !isNamed
                 }
                 if isNamed { return false }
@@ -125,24 +130,24 @@ public enum HopByHopHeaders: Sendable {
 
     /// The RFC 9110 §7.6.1 names and the `proxy-` prefix, by length first.
     static func isHopByHop(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        if name.count >= 6 && equalsLowercase(UnsafeBufferPointer(rebasing: name[0..<6]), "proxy-") { return true }
+        if unsafe name.count >= 6 && equalsLowercase(UnsafeBufferPointer(rebasing: name[0..<6]), "proxy-") { return true }
         switch name.count {
-        case 2: return equalsLowercase(name, "te")
-        case 7: return equalsLowercase(name, "trailer") || equalsLowercase(name, "upgrade")
-        case 10: return equalsLowercase(name, "connection") || equalsLowercase(name, "keep-alive")
-        case 17: return equalsLowercase(name, "transfer-encoding")
+        case 2: return unsafe equalsLowercase(name, "te")
+        case 7: return unsafe equalsLowercase(name, "trailer") || equalsLowercase(name, "upgrade")
+        case 10: return unsafe equalsLowercase(name, "connection") || equalsLowercase(name, "keep-alive")
+        case 17: return unsafe equalsLowercase(name, "transfer-encoding")
         default: return false
         }
     }
 
     private static func isConnection(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        name.count == 10 && equalsLowercase(name, "connection")
+        unsafe name.count == 10 && equalsLowercase(name, "connection")
     }
 
     /// `bytes` equals the lower-case ASCII `literal`, ignoring case.
     static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        for index in 0..<bytes.count where ByteClass.lowercased(bytes[index]) != literal.utf8Start[index] {
+        for index in 0..<bytes.count where unsafe ByteClass.lowercased(bytes[index]) != literal.utf8Start[index] {
             return false
         }
         return true
@@ -152,9 +157,9 @@ public enum HopByHopHeaders: Sendable {
     private static func isWebSocket(_ value: String) -> Bool {
         var count = 0
         var isWebSocket = false
-        ListElements.forEach(in: value) { element in
+        unsafe ListElements.forEach(in: value) { element in
             count += 1
-            isWebSocket = ListElements.equalsIgnoringCase(element, "websocket")
+            isWebSocket = unsafe ListElements.equalsIgnoringCase(element, "websocket")
             return true
         }
         return count == 1 && isWebSocket

@@ -1,3 +1,6 @@
+// Unsafe: bytes are read inside the contiguous storage lent for the call (the 8-byte loads are at
+// offsets 0 and count - 8 of a name of at least 8 bytes).
+
 /// A string hashed and compared by its UTF-8 bytes, never by canonical equivalence.
 struct BytewiseString: Hashable {
     let string: String
@@ -12,9 +15,9 @@ struct BytewiseString: Hashable {
 
     func hash(into hasher: inout Hasher) {
         let bytes = string.utf8
-        let hashed: Void? = bytes.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashed: Void? = unsafe bytes.withContiguousStorageIfAvailable { unsafe hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         if hashed == nil {
-            Array(bytes).withUnsafeBytes { hasher.combine(bytes: $0) }
+            unsafe Array(bytes).withUnsafeBytes { unsafe hasher.combine(bytes: $0) }
         }
         // The length ends the string, so a string followed by other hashed data stays unambiguous.
         hasher.combine(bytes.count)
@@ -29,9 +32,9 @@ struct BytewiseString: Hashable {
         guard left.count == right.count else { return false }
         // Native strings (and small ones) expose their UTF-8 directly: one byte loop, no
         // normalisation and no generic iteration.
-        let compared: Bool?? = left.withContiguousStorageIfAvailable { l in
-            right.withContiguousStorageIfAvailable { r in
-                for index in 0..<l.count where l[index] != r[index] { return false }
+        let compared: Bool?? = unsafe left.withContiguousStorageIfAvailable { l in
+            unsafe right.withContiguousStorageIfAvailable { r in
+                for index in 0..<l.count where unsafe l[index] != r[index] { return false }
                 return true
             }
         }

@@ -1,3 +1,6 @@
+// Unsafe (JSON scanning): every read of `base[i]` is preceded by a check `i < end`, and a reader
+// exists only inside the call that lent `base` (see JSONReader).
+
 /// A JSON number, kept as the literal that was written (RFC 8259 §6).
 ///
 /// JSON numbers have no range or precision limit, and parsers disagree on huge or very precise
@@ -38,7 +41,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         var text = text
         let isNumber = text.withUTF8 { bytes -> Bool in
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
-            let end = try? JSONNumber.scan(base, from: 0, end: bytes.count)
+            let end = unsafe try? JSONNumber.scan(base, from: 0, end: bytes.count)
             return end == bytes.count
         }
         guard isNumber else { return nil }
@@ -79,7 +82,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// Underflow is not an error: `1e-999` reads as `0`, as IEEE 754 rounding gives.
     public var double: Double? {
         var text = text
-        if let exact = text.withUTF8(Self.exactSmallInteger) { return exact }
+        if let exact = unsafe text.withUTF8(Self.exactSmallInteger) { return exact }
         guard let value = Double(text), value.isFinite else { return nil }
         return value
     }
@@ -91,7 +94,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     static func exactSmallInteger(_ digits: UnsafeBufferPointer<UInt8>) -> Double? {
         guard !digits.isEmpty, digits.count <= 15 else { return nil }
         var value: Int64 = 0
-        for byte in digits {
+        for unsafe byte in unsafe digits {
             let digit = byte &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
             value = value &* 10 &+ Int64(digit)
@@ -116,39 +119,39 @@ extension JSONNumber {
     @inline(__always)
     static func scan(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) throws(JSONError) -> Int {
         var index = start
-        if base[index] == UInt8(ascii: "-") {
+        if unsafe base[index] == UInt8(ascii: "-") {
             index += 1
         }
         guard index < end else {
             throw JSONError(.invalidNumber, "a digit must follow '-'", offset: index)
         }
-        if base[index] == UInt8(ascii: "0") {
+        if unsafe base[index] == UInt8(ascii: "0") {
             index += 1
-        } else if isDigit(base[index]) {
+        } else if unsafe isDigit(base[index]) {
             index += 1
-            while index < end, isDigit(base[index]) { index += 1 }
+            while index < end, unsafe isDigit(base[index]) { index += 1 }
         } else {
             let reason = index > start ? "a digit must follow '-'" : "a number must start with a digit or '-'"
             throw JSONError(.invalidNumber, reason, offset: index)
         }
-        if index < end, base[index] == UInt8(ascii: ".") {
+        if index < end, unsafe base[index] == UInt8(ascii: ".") {
             index += 1
-            guard index < end, isDigit(base[index]) else {
+            guard index < end, unsafe isDigit(base[index]) else {
                 throw JSONError(.invalidNumber, "a digit must follow the decimal point", offset: index)
             }
-            while index < end, isDigit(base[index]) { index += 1 }
+            while index < end, unsafe isDigit(base[index]) { index += 1 }
         }
-        if index < end, base[index] | 0x20 == UInt8(ascii: "e") {
+        if index < end, unsafe base[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
-            if index < end, base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") {
+            if index < end, unsafe base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") {
                 index += 1
             }
-            guard index < end, isDigit(base[index]) else {
+            guard index < end, unsafe isDigit(base[index]) else {
                 throw JSONError(.invalidNumber, "a digit must follow the exponent marker", offset: index)
             }
-            while index < end, isDigit(base[index]) { index += 1 }
+            while index < end, unsafe isDigit(base[index]) { index += 1 }
         }
-        if index < end, isNumberContinuation(base[index]) {
+        if index < end, unsafe isNumberContinuation(base[index]) {
             throw JSONError(
                 .invalidNumber, "a number must not be followed by a letter, digit, '.', '+' or '-'", offset: index)
         }

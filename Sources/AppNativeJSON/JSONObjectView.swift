@@ -1,3 +1,6 @@
+// Unsafe: a JSONReader is made only inside the document's `withUnsafeBufferPointer` and dropped
+// before it returns; member offsets it records are read back through the document's own storage.
+
 /// A JSON object that has been fully validated but is kept as its document bytes: each member's
 /// name and value are located, and a Swift value is built only for the member asked for.
 ///
@@ -42,9 +45,9 @@ public struct JSONObjectView: Sendable {
             throw JSONError(.tooLarge, "the input is longer than maxBytes", offset: options.maxBytes)
         }
         guard !document.isEmpty else { throw JSONError(.empty, "the input is empty", offset: 0) }
-        let scanned = document.withUnsafeBufferPointer { buffer in
+        let scanned = unsafe document.withUnsafeBufferPointer { buffer in
             Result { () throws(JSONError) -> Scan? in
-                var reader = JSONReader(
+                var reader = unsafe JSONReader(
                     base: buffer.baseAddress!, end: buffer.count, maxDepth: options.maxDepth,
                     allowsLoneSurrogates: options.allowsLoneSurrogates)
                 do throws(JSONError) {
@@ -72,7 +75,7 @@ public struct JSONObjectView: Sendable {
     public static func parse(_ document: UnsafeRawBufferPointer, options: JSONParser.Options = .init()) throws(JSONError)
         -> JSONObjectView?
     {
-        try parse(Array(document), options: options)
+        unsafe try parse(Array(document), options: options)
     }
 
     private init(bytes: [UInt8], members: [Member], index: [[UInt8]: Int]?, options: JSONParser.Options) {
@@ -100,8 +103,8 @@ public struct JSONObjectView: Sendable {
         let member = members[position]
         switch member.kind {
         case .plainString:
-            return bytes.withUnsafeBufferPointer {
-                JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
+            return unsafe bytes.withUnsafeBufferPointer {
+                unsafe JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
             }
         case .escapedString: return value(of: member).stringValue
         default: return nil
@@ -119,8 +122,8 @@ public struct JSONObjectView: Sendable {
     public func double(_ name: String) -> Double? {
         guard let position = position(of: name), members[position].kind == .number else { return nil }
         let member = members[position]
-        let exact = bytes.withUnsafeBufferPointer {
-            JSONNumber.exactSmallInteger(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
+        let exact = unsafe bytes.withUnsafeBufferPointer {
+            unsafe JSONNumber.exactSmallInteger(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
         }
         return exact ?? value(of: member).numberValue?.double
     }
@@ -139,7 +142,7 @@ public struct JSONObjectView: Sendable {
         let member = members[position]
         switch member.kind {
         case .plainString:
-            return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd])) }
+            return unsafe bytes.withUnsafeBufferPointer { unsafe body(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd])) }
         case .escapedString:
             guard var text = value(of: member).stringValue else { return nil }
             return text.withUTF8(body)
@@ -151,8 +154,8 @@ public struct JSONObjectView: Sendable {
     public var object: JSONObject {
         var object = JSONObject()
         for member in members {
-            let name = bytes.withUnsafeBufferPointer {
-                JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.nameStart..<(member.nameStart + member.print.count)]))
+            let name = unsafe bytes.withUnsafeBufferPointer {
+                unsafe JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.nameStart..<(member.nameStart + member.print.count)]))
             }
             object[name] = value(of: member)
         }
@@ -162,13 +165,13 @@ public struct JSONObjectView: Sendable {
     private func position(of name: String) -> Int? {
         var name = name
         return name.withUTF8 { wanted -> Int? in
-            if let index { return index[Array(wanted)] }
-            let print = NamePrint(wanted)
-            return bytes.withUnsafeBufferPointer { bytes -> Int? in
+            if let index { return unsafe index[Array(wanted)] }
+            let print = unsafe NamePrint(wanted)
+            return unsafe bytes.withUnsafeBufferPointer { bytes -> Int? in
                 for (position, member) in members.enumerated() where member.print == print {
                     if print.isWholeName { return position }
                     var same = true
-                    for offset in 0..<print.count where bytes[member.nameStart + offset] != wanted[offset] {
+                    for offset in 0..<print.count where unsafe bytes[member.nameStart + offset] != wanted[offset] {
                         same = false
                         break
                     }
@@ -185,8 +188,8 @@ public struct JSONObjectView: Sendable {
         case .falseLiteral: return .bool(false)
         case .null: return .null
         case .plainString, .number:
-            let text = bytes.withUnsafeBufferPointer {
-                JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
+            let text = unsafe bytes.withUnsafeBufferPointer {
+                unsafe JSONReader.makeString(UnsafeBufferPointer(rebasing: $0[member.valueStart..<member.valueEnd]))
             }
             return member.kind == .number ? .number(JSONNumber(uncheckedText: text)) : .string(text)
         case .escapedString, .container:
@@ -194,8 +197,8 @@ public struct JSONObjectView: Sendable {
             // cannot fail. A string is re-read from its opening quote.
             let start = member.kind == .container ? member.valueStart : member.valueStart - 1
             let end = member.kind == .container ? member.valueEnd : member.valueEnd + 1
-            return bytes.withUnsafeBufferPointer { buffer in
-                var reader = JSONReader(
+            return unsafe bytes.withUnsafeBufferPointer { buffer in
+                var reader = unsafe JSONReader(
                     base: buffer.baseAddress!, end: end, maxDepth: max(options.maxDepth - 1, 0),
                     allowsLoneSurrogates: options.allowsLoneSurrogates)
                 reader.index = start

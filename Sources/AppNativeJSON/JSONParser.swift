@@ -1,3 +1,6 @@
+// Unsafe: a JSONReader is made only inside the document's `withUnsafeBufferPointer` and dropped
+// before it returns; member offsets it records are read back through the document's own storage.
+
 /// A strict RFC 8259 JSON parser for untrusted input.
 ///
 /// It accepts exactly one JSON text (RFC 8259 §2) in UTF-8 (§8.1) and refuses what lenient
@@ -54,11 +57,11 @@ public struct JSONParser: Sendable {
         guard bytes.count <= options.maxBytes else {
             throw JSONError(.tooLarge, "the input is longer than maxBytes", offset: options.maxBytes)
         }
-        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+        guard let base = bytes.baseAddress, unsafe !bytes.isEmpty else {
             throw JSONError(.empty, "the input is empty", offset: 0)
         }
         // Input bytes are only ever read as UInt8, which every memory binding allows.
-        var reader = JSONReader(
+        var reader = unsafe JSONReader(
             base: base.assumingMemoryBound(to: UInt8.self),
             end: bytes.count,
             maxDepth: options.maxDepth,
@@ -75,8 +78,8 @@ public struct JSONParser: Sendable {
     ///
     /// - Throws: ``JSONError``, as the `UnsafeRawBufferPointer` overload does.
     public func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
-        let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(JSONError) -> JSONValue in try parse(raw) }
+        let result = unsafe bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONError) -> JSONValue in unsafe try parse(raw) }
         }
         return try result.get()
     }
@@ -93,7 +96,7 @@ public struct JSONParser: Sendable {
         }
         var text = text
         let result = text.withUTF8 { buffer in
-            Result { () throws(JSONError) -> JSONValue in try parse(UnsafeRawBufferPointer(buffer)) }
+            Result { () throws(JSONError) -> JSONValue in unsafe try parse(UnsafeRawBufferPointer(buffer)) }
         }
         return try result.get()
     }

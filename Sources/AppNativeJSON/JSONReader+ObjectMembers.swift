@@ -1,5 +1,8 @@
 // The top level of a document read for `JSONObjectView`: members located, not built.
 
+// Unsafe (JSON scanning): every read of `base[i]` is preceded by a check `i < end`, and a reader
+// exists only inside the call that lent `base` (see JSONReader).
+
 extension JSONReader {
     /// Reads a whole document whose top-level value should be an object, locating its members
     /// without building values; `nil` when the document is valid but not an object.
@@ -8,7 +11,7 @@ extension JSONReader {
     /// and reads nested containers with it, so the two accept the same documents.
     mutating func readObjectMembers() throws(JSONError) -> JSONObjectView.Scan? {
         try readDocumentStart()
-        guard base[index] == UInt8(ascii: "{") else {
+        guard unsafe base[index] == UInt8(ascii: "{") else {
             _ = try readValue()
             try readDocumentEnd()
             return nil
@@ -17,7 +20,7 @@ extension JSONReader {
         index += 1
         skipWhitespace()
         var scan = JSONObjectView.Scan()
-        if index < end, base[index] == UInt8(ascii: "}") {
+        if index < end, unsafe base[index] == UInt8(ascii: "}") {
             index += 1
             try readDocumentEnd()
             return scan
@@ -26,20 +29,20 @@ extension JSONReader {
         var largeIndex: [[UInt8]: Int]?
         var seenNames = NameFilter()
         while true {
-            guard index < end, base[index] == UInt8(ascii: "\"") else {
+            guard index < end, unsafe base[index] == UInt8(ascii: "\"") else {
                 throw unexpectedByte(
                     .syntax, scan.members.isEmpty ? "expected a member name or '}'" : "expected a member name after ','")
             }
             let nameOffset = index
             let nameContent = index + 1
             let documentEnd = end
-            let inPlace = base + nameContent
-            let (print, nameStart) = try readString { name -> (NamePrint, Int) in
-                if name.baseAddress == inPlace { return (NamePrint(name), nameContent) }
+            let inPlace = unsafe base + nameContent
+            let (print, nameStart) = unsafe try readString { name -> (NamePrint, Int) in
+                if unsafe name.baseAddress == inPlace { return unsafe (NamePrint(name), nameContent) }
                 // Escaped: keep the decoded name after the document.
                 let start = documentEnd + scan.escapedNames.count
-                scan.escapedNames.append(contentsOf: name)
-                return (NamePrint(name), start)
+                unsafe scan.escapedNames.append(contentsOf: name)
+                return unsafe (NamePrint(name), start)
             }
             // In a small object a name whose filter bit was clear is new without comparing prints.
             let mayRepeat = seenNames.insert(print)
@@ -48,7 +51,7 @@ extension JSONReader {
                 throw Self.duplicate(at: nameOffset)
             }
             skipWhitespace()
-            guard index < end, base[index] == UInt8(ascii: ":") else {
+            guard index < end, unsafe base[index] == UInt8(ascii: ":") else {
                 throw unexpectedByte(.syntax, "expected ':' after a member name")
             }
             index += 1
@@ -58,15 +61,15 @@ extension JSONReader {
             let kind: JSONObjectView.Kind
             var contentStart = valueStart
             var contentEnd: Int
-            switch base[index] {
+            switch unsafe base[index] {
             case UInt8(ascii: "\""):
-                let decodedCount = try readString { $0.count }
+                let decodedCount = unsafe try readString { $0.count }
                 contentStart = valueStart + 1
                 contentEnd = index - 1
                 // Every escape is longer than what it decodes to.
                 kind = decodedCount == contentEnd - contentStart ? .plainString : .escapedString
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                var nested = JSONReader(
+                var nested = unsafe JSONReader(
                     base: base, end: end, maxDepth: maxDepth - 1, allowsLoneSurrogates: allowsLoneSurrogates)
                 nested.index = index
                 _ = try nested.readValue()
@@ -86,7 +89,7 @@ extension JSONReader {
                 contentEnd = index
                 kind = .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                index = try JSONNumber.scan(base, from: index, end: end)
+                index = unsafe try JSONNumber.scan(base, from: index, end: end)
                 contentEnd = index
                 kind = .number
             case UInt8(ascii: "+"), UInt8(ascii: "."):
@@ -101,12 +104,12 @@ extension JSONReader {
             guard index < end else {
                 throw JSONError(.syntax, "the input ends inside an array or object", offset: index)
             }
-            if base[index] == UInt8(ascii: ",") {
+            if unsafe base[index] == UInt8(ascii: ",") {
                 index += 1
                 skipWhitespace()
                 continue
             }
-            guard base[index] == UInt8(ascii: "}") else {
+            guard unsafe base[index] == UInt8(ascii: "}") else {
                 throw unexpectedByte(.syntax, "expected ',' or '}' after a member")
             }
             index += 1
@@ -125,7 +128,7 @@ extension JSONReader {
         largeIndex: inout [[UInt8]: Int]?
     ) -> Bool {
         func nameBytes(_ start: Int, _ count: Int) -> [UInt8] {
-            if start < end { return Array(UnsafeBufferPointer(start: base + start, count: count)) }
+            if start < end { return unsafe Array(UnsafeBufferPointer(start: base + start, count: count)) }
             return Array(scan.escapedNames[(start - end)..<(start - end + count)])
         }
         if largeIndex == nil, scan.members.count < JSONObject.indexThreshold {

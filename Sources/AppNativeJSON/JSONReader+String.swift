@@ -1,5 +1,8 @@
 // Strings (RFC 8259 §7) and UTF-8 well-formedness (RFC 8259 §8.1, Unicode Table 3-7).
 
+// Unsafe (JSON scanning): every read of `base[i]` is preceded by a check `i < end`, and a reader
+// exists only inside the call that lent `base` (see JSONReader).
+
 extension JSONReader {
     /// Reads a string starting at its opening quote and hands its decoded UTF-8 to `body`.
     ///
@@ -17,14 +20,14 @@ extension JSONReader {
         while true {
             skipPlainASCII()
             guard index < end else { throw JSONError(.syntax, "a string is not terminated", offset: opening) }
-            let byte = base[index]
+            let byte = unsafe base[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                return body(UnsafeBufferPointer(start: base + start, count: index - 1 - start))
+                return unsafe body(UnsafeBufferPointer(start: base + start, count: index - 1 - start))
             }
             if byte == UInt8(ascii: "\\") {
                 try readEscapedString(contentStart: start, opening: opening)
-                return scratch.withUnsafeBufferPointer(body)
+                return unsafe scratch.withUnsafeBufferPointer(body)
             }
             try skipNonASCIIOrControl()
         }
@@ -32,7 +35,7 @@ extension JSONReader {
 
     /// Reads a string value.
     mutating func readString() throws(JSONError) -> String {
-        try readString(Self.makeString)
+        unsafe try readString(Self.makeString)
     }
 
     /// A string from bytes already checked to be well-formed UTF-8.
@@ -41,12 +44,12 @@ extension JSONReader {
         // `String` re-validates either way; measured, the uninitialised-capacity initialiser is
         // the cheaper one for short strings, which are stored inline without an allocation.
         if bytes.count <= 15 {
-            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
-                _ = buffer.initialize(fromContentsOf: bytes)
+            return unsafe String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                _ = unsafe buffer.initialize(fromContentsOf: bytes)
                 return bytes.count
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return unsafe String(decoding: bytes, as: UTF8.self)
     }
 
     /// Continues a string that has escapes, decoding its whole content into `scratch`.
@@ -56,7 +59,7 @@ extension JSONReader {
         while true {
             skipPlainASCII()
             guard index < end else { throw JSONError(.syntax, "a string is not terminated", offset: opening) }
-            let byte = base[index]
+            let byte = unsafe base[index]
             if byte == UInt8(ascii: "\"") {
                 appendRun(from: runStart)
                 index += 1
@@ -75,7 +78,7 @@ extension JSONReader {
     @inline(__always)
     private mutating func appendRun(from start: Int) {
         guard index > start else { return }
-        scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
+        unsafe scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
     }
 
     /// Advances over printable ASCII other than `"` and `\`, eight bytes at a time while possible.
@@ -84,7 +87,7 @@ extension JSONReader {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         while end - index >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let word = unsafe UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             // Per byte, the high bit ends up set for a byte equal to 0x22 or 0x5C, below 0x20, or
@@ -100,7 +103,7 @@ extension JSONReader {
             }
         }
         while index < end {
-            let byte = base[index]
+            let byte = unsafe base[index]
             guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return }
             index += 1
         }
@@ -109,7 +112,7 @@ extension JSONReader {
     /// Steps over the byte at `index`, which `skipPlainASCII` stopped at and is neither `"` nor `\`.
     @inline(__always)
     private mutating func skipNonASCIIOrControl() throws(JSONError) {
-        let byte = base[index]
+        let byte = unsafe base[index]
         if byte < 0x20 {
             throw JSONError(.syntax, "a control character in a string must be escaped", offset: index)
         }
@@ -123,7 +126,7 @@ extension JSONReader {
         let escape = index
         guard end - index >= 2 else { throw JSONError(.syntax, "a string is not terminated", offset: opening) }
         let decoded: UInt8
-        switch base[index + 1] {
+        switch unsafe base[index + 1] {
         case UInt8(ascii: "\""): decoded = 0x22
         case UInt8(ascii: "\\"): decoded = 0x5C
         case UInt8(ascii: "/"): decoded = 0x2F
@@ -152,7 +155,7 @@ extension JSONReader {
         var scalar = unit
         switch unit {
         case 0xD800...0xDBFF:
-            if end - index >= 6, base[index] == UInt8(ascii: "\\"), base[index + 1] == UInt8(ascii: "u"),
+            if end - index >= 6, unsafe base[index] == UInt8(ascii: "\\"), unsafe base[index + 1] == UInt8(ascii: "u"),
                 let low = hexQuad(at: index + 2), (0xDC00...0xDFFF).contains(low)
             {
                 scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
@@ -203,7 +206,7 @@ extension JSONReader {
         guard end - position >= 4 else { return nil }
         var value: UInt32 = 0
         for offset in 0..<4 {
-            let byte = base[position + offset]
+            let byte = unsafe base[position + offset]
             let digit: UInt8
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
@@ -231,7 +234,7 @@ extension JSONReader {
     ///     U+40000..U+FFFFF   F1..F3 80..BF 80..BF 80..BF
     ///     U+100000..U+10FFFF F4     80..8F 80..BF 80..BF
     func utf8SequenceLength(at position: Int) -> Int {
-        let lead = base[position]
+        let lead = unsafe base[position]
         let length: Int
         var secondRange: ClosedRange<UInt8> = 0x80...0xBF
         switch lead {
@@ -253,8 +256,8 @@ extension JSONReader {
             secondRange = 0x80...0x8F
         default: return 0
         }
-        guard end - position >= length, secondRange.contains(base[position + 1]) else { return 0 }
-        for offset in 2..<length where base[position + offset] & 0xC0 != 0x80 {
+        guard end - position >= length, unsafe secondRange.contains(base[position + 1]) else { return 0 }
+        for offset in 2..<length where unsafe base[position + offset] & 0xC0 != 0x80 {
             return 0
         }
         return length

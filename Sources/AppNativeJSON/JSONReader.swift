@@ -1,10 +1,16 @@
+// Unsafe (JSON scanning): every read of `base[i]` is preceded by a check `i < end`, and a reader
+// exists only inside the call that lent `base` (see JSONReader).
+
 /// The byte-level state machine behind ``JSONParser``: one document, read once, front to back.
 ///
 /// Containers are tracked on an explicit stack instead of by recursion, so depth costs heap, not
 /// call stack. Elements and members of all open containers share two scratch stacks; closing a
 /// container copies its slice out once, so each array and object costs one exact allocation
 /// rather than a series of regrowths.
+@safe
 struct JSONReader {
+    // @safe: made only by JSONParser inside the scope in which `base..<base+end` is valid, and never
+    // kept past that call; every read is checked against `end` first.
     let base: UnsafePointer<UInt8>
     let end: Int
     let maxDepth: Int
@@ -14,7 +20,7 @@ struct JSONReader {
     var scratch: [UInt8] = []
 
     init(base: UnsafePointer<UInt8>, end: Int, maxDepth: Int, allowsLoneSurrogates: Bool) {
-        self.base = base
+        unsafe self.base = base
         self.end = end
         self.maxDepth = maxDepth
         self.allowsLoneSurrogates = allowsLoneSurrogates
@@ -37,7 +43,7 @@ struct JSONReader {
     @inline(__always)
     mutating func skipWhitespace() {
         while index < end {
-            let byte = base[index]
+            let byte = unsafe base[index]
             guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
             index += 1
         }
@@ -53,7 +59,7 @@ struct JSONReader {
 
     /// The leading part of a JSON text: no byte order mark, optional whitespace, then something.
     mutating func readDocumentStart() throws(JSONError) {
-        if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF {
+        if end >= 3, unsafe base[0] == 0xEF, unsafe base[1] == 0xBB, unsafe base[2] == 0xBF {
             // RFC 8259 §8.1: implementations MUST NOT add a byte order mark; a reader that skips
             // it and one that refuses it would disagree on the same bytes.
             throw JSONError(.syntax, "a byte order mark is not allowed", offset: 0)
@@ -85,14 +91,14 @@ struct JSONReader {
             guard index < end else {
                 throw JSONError(.syntax, "the input ends where a value is expected", offset: index)
             }
-            switch base[index] {
+            switch unsafe base[index] {
             case UInt8(ascii: "{"):
                 guard depth < maxDepth else {
                     throw JSONError(.tooDeep, "nesting is deeper than maxDepth", offset: index)
                 }
                 index += 1
                 skipWhitespace()
-                if index < end, base[index] == UInt8(ascii: "}") {
+                if index < end, unsafe base[index] == UInt8(ascii: "}") {
                     index += 1
                     value = .object(JSONObject())
                 } else {
@@ -112,7 +118,7 @@ struct JSONReader {
                 }
                 index += 1
                 skipWhitespace()
-                if index < end, base[index] == UInt8(ascii: "]") {
+                if index < end, unsafe base[index] == UInt8(ascii: "]") {
                     index += 1
                     value = .array([])
                 } else {
@@ -135,8 +141,8 @@ struct JSONReader {
                 value = .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let start = index
-                index = try JSONNumber.scan(base, from: start, end: end)
-                let text = Self.makeString(UnsafeBufferPointer(start: base + start, count: index - start))
+                index = unsafe try JSONNumber.scan(base, from: start, end: end)
+                let text = unsafe Self.makeString(UnsafeBufferPointer(start: base + start, count: index - start))
                 value = .number(JSONNumber(uncheckedText: text))
             case UInt8(ascii: "+"), UInt8(ascii: "."):
                 throw JSONError(.invalidNumber, "a number must start with a digit or '-'", offset: index)
@@ -151,7 +157,7 @@ struct JSONReader {
                 guard index < end else {
                     throw JSONError(.syntax, "the input ends inside an array or object", offset: index)
                 }
-                let byte = base[index]
+                let byte = unsafe base[index]
                 if current.isObject {
                     members.append(JSONObject.Member(key: current.pendingName, value: value))
                     if byte == UInt8(ascii: ",") {
@@ -212,16 +218,16 @@ struct JSONReader {
         prints: inout [NamePrint],
         isFirst: Bool
     ) throws(JSONError) {
-        guard index < end, base[index] == UInt8(ascii: "\"") else {
+        guard index < end, unsafe base[index] == UInt8(ascii: "\"") else {
             throw unexpectedByte(
                 .syntax, isFirst ? "expected a member name or '}'" : "expected a member name after ','")
         }
         let nameOffset = index
-        let (name, print) = try readString { bytes in (Self.makeString(bytes), NamePrint(bytes)) }
+        let (name, print) = unsafe try readString { bytes in unsafe (Self.makeString(bytes), NamePrint(bytes)) }
         let position = members.count - frame.start
         if _fastPath(frame.names == nil) {
-            let isDuplicate = prints.withUnsafeBufferPointer { prints in
-                for candidate in frame.printStart..<prints.count where prints[candidate] == print {
+            let isDuplicate = unsafe prints.withUnsafeBufferPointer { prints in
+                for candidate in frame.printStart..<prints.count where unsafe prints[candidate] == print {
                     if print.isWholeName
                         || BytewiseString.same(members[frame.start + candidate - frame.printStart].key, name)
                     {
@@ -248,7 +254,7 @@ struct JSONReader {
         }
         frame.pendingName = name
         skipWhitespace()
-        guard index < end, base[index] == UInt8(ascii: ":") else {
+        guard index < end, unsafe base[index] == UInt8(ascii: ":") else {
             throw unexpectedByte(.syntax, "expected ':' after a member name")
         }
         index += 1
@@ -266,7 +272,7 @@ struct JSONReader {
         guard end - index >= length else { throw JSONError(.syntax, reason, offset: index) }
         var actual: UInt64 = 0
         for offset in 0..<length {
-            actual = actual << 8 | UInt64(base[index + offset])
+            actual = unsafe actual << 8 | UInt64(base[index + offset])
         }
         guard actual == expected else { throw JSONError(.syntax, reason, offset: index) }
         index += length
@@ -288,7 +294,7 @@ struct JSONReader {
         var position = 0
         while position < end {
             if end - position >= 8,
-                UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+                unsafe UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
             {
                 position += 8
                 continue

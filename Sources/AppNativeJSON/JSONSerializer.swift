@@ -1,3 +1,5 @@
+// Unsafe: the string's UTF-8 storage is lent for the call; runs are copied out by `position < end`.
+
 /// Writes JSON values as compact RFC 8259 text.
 ///
 /// The output has no whitespace, members in the object's order (or sorted), numbers exactly as
@@ -61,9 +63,9 @@ public enum JSONSerializer: Sendable {
 
     private static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        let written: Void? = text.utf8.withContiguousStorageIfAvailable { writeEscaped($0, to: &output) }
+        let written: Void? = unsafe text.utf8.withContiguousStorageIfAvailable { unsafe writeEscaped($0, to: &output) }
         if written == nil {
-            Array(text.utf8).withUnsafeBufferPointer { writeEscaped($0, to: &output) }
+            unsafe Array(text.utf8).withUnsafeBufferPointer { unsafe writeEscaped($0, to: &output) }
         }
         output.append(UInt8(ascii: "\""))
     }
@@ -75,12 +77,12 @@ public enum JSONSerializer: Sendable {
         var runStart = 0
         var position = 0
         while true {
-            position = nextEscapePosition(base, from: position, end: end)
+            position = unsafe nextEscapePosition(base, from: position, end: end)
             if position > runStart {
-                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart))
+                unsafe output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart))
             }
             guard position < end else { return }
-            writeEscape(for: base[position], to: &output)
+            unsafe writeEscape(for: base[position], to: &output)
             position += 1
             runStart = position
         }
@@ -93,7 +95,7 @@ public enum JSONSerializer: Sendable {
         let highs: UInt64 = 0x8080_8080_8080_8080
         var position = start
         while end - position >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            let word = unsafe UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             // Per byte, the high bit ends up set for 0x22, 0x5C or a byte below 0x20 (bytes of
@@ -106,7 +108,7 @@ public enum JSONSerializer: Sendable {
             position += 8
         }
         while position < end {
-            let byte = base[position]
+            let byte = unsafe base[position]
             if byte < 0x20 || byte == 0x22 || byte == 0x5C { return position }
             position += 1
         }

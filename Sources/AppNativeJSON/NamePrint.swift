@@ -1,3 +1,6 @@
+// Unsafe: bytes are read inside the contiguous storage lent for the call (the 8-byte loads are at
+// offsets 0 and count - 8 of a name of at least 8 bytes).
+
 /// A member name's length and first and last eight bytes. Equal prints mean equal names for
 /// names up to 16 bytes, and are a cheap pre-check for longer ones, so duplicate checks in
 /// small objects compare two or three integers instead of strings.
@@ -10,12 +13,12 @@ struct NamePrint: Equatable {
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         count = bytes.count
         if count >= 8, let base = bytes.baseAddress {
-            head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
-            tail = UnsafeRawPointer(base + (count - 8)).loadUnaligned(as: UInt64.self)
+            head = unsafe UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+            tail = unsafe UnsafeRawPointer(base + (count - 8)).loadUnaligned(as: UInt64.self)
         } else {
             var packed: UInt64 = 0
             for position in 0..<count {
-                packed |= UInt64(bytes[position]) << (8 * position)
+                unsafe packed |= UInt64(bytes[position]) << (8 * position)
             }
             head = packed
             tail = 0

@@ -2,6 +2,10 @@ import CAppNativeLinux
 import Foundation
 import Glibc
 
+// Unsafe (Glibc, tests only): socket addresses are local structs passed with their sizes; argv and
+// envp are NUL-terminated arrays of strdup'ed strings freed after the spawn; buffers are borrowed
+// with their counts for each call.
+
 /// A child process started with `posix_spawn`, for peers and tools the tests run.
 ///
 /// Not Foundation's `Process`: on Linux its `waitUntilExit` spins a run loop (a busy core on a
@@ -41,37 +45,37 @@ public final class ChildProcess: @unchecked Sendable {
             throw error
         }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        var actions = unsafe posix_spawn_file_actions_t()
+        unsafe posix_spawn_file_actions_init(&actions)
+        defer { unsafe posix_spawn_file_actions_destroy(&actions) }
         // dup2 clears close-on-exec on the target descriptor, so only these two reach the child.
-        posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO)
+        unsafe posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO)
+        unsafe posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO)
         if let stderrFile {
-            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            unsafe posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
         // Last, after the dup2s: the pipes' original descriptors go too.
-        appnative_spawn_close_from(&actions, STDERR_FILENO + 1)
+        unsafe appnative_spawn_close_from(&actions, STDERR_FILENO + 1)
 
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
+        unsafe posix_spawnattr_init(&attributes)
+        defer { unsafe posix_spawnattr_destroy(&attributes) }
         var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
+        unsafe sigemptyset(&emptyMask)
         var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        unsafe sigfillset(&allSignals)
+        unsafe posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        unsafe posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        unsafe posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         let environment = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
+        let argv = unsafe arguments.map { unsafe strdup($0) } + [nil]
+        let envp = unsafe environment.map { unsafe strdup($0) } + [nil]
         defer {
-            for pointer in argv + envp { free(pointer) }
+            for unsafe pointer in unsafe argv + envp { unsafe free(pointer) }
         }
         var child = pid_t()
-        let result = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
+        let result = unsafe posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
         close(input[0])
         close(output[1])
         guard result == 0 else {
@@ -92,7 +96,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// spawned here between the two calls closes the ends anyway (see `init`).
     private static func closeOnExecPipe() throws -> [Int32] {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw Failure(description: "pipe failed: \(errno)") }
+        guard unsafe pipe(&ends) == 0 else { throw Failure(description: "pipe failed: \(errno)") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return ends
     }
@@ -102,7 +106,7 @@ public final class ChildProcess: @unchecked Sendable {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
-            let count = read(outputDescriptor, &byte, 1)
+            let count = unsafe read(outputDescriptor, &byte, 1)
             if count < 0, errno == EINTR { continue }
             guard count == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
             if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
@@ -121,7 +125,7 @@ public final class ChildProcess: @unchecked Sendable {
     public var hasExited: Bool {
         if isReaped { return true }
         var status: Int32 = 0
-        let result = waitpid(pid, &status, WNOHANG)
+        let result = unsafe waitpid(pid, &status, WNOHANG)
         guard result == pid else { return false }
         releaseAfterExit()
         return true
@@ -145,7 +149,7 @@ public final class ChildProcess: @unchecked Sendable {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(inputDescriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = unsafe bytes.withUnsafeMutableBytes { unsafe Glibc.write(inputDescriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0, errno == EINTR { continue }
             guard written > 0 else { return }
             offset += written
@@ -157,7 +161,7 @@ public final class ChildProcess: @unchecked Sendable {
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = read(outputDescriptor, &buffer, buffer.count)
+            let count = unsafe read(outputDescriptor, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             output.append(contentsOf: buffer[0..<count])
@@ -176,7 +180,7 @@ public final class ChildProcess: @unchecked Sendable {
     private func reap() -> Int32 {
         guard !isReaped else { return -1 }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        while unsafe waitpid(pid, &status, 0) < 0, errno == EINTR {}
         releaseAfterExit()
         // WIFEXITED / WEXITSTATUS are macros Swift does not import.
         return status & 0x7f == 0 ? (status >> 8) & 0xff : -1

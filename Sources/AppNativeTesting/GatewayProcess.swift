@@ -1,6 +1,10 @@
 import Foundation
 import Glibc
 
+// Unsafe (Glibc, tests only): socket addresses are local structs passed with their sizes; argv and
+// envp are NUL-terminated arrays of strdup'ed strings freed after the spawn; buffers are borrowed
+// with their counts for each call.
+
 /// The built gateway running `serve` for an integration test: bound to 127.0.0.1 port 0, started
 /// on a Dispatch thread, ready once it printed its ready line (whose ports are read back).
 public final class GatewayProcess: Sendable {
@@ -16,7 +20,7 @@ public final class GatewayProcess: Sendable {
     public struct StartFailure: Error, CustomStringConvertible {
         public let description: String
         /// The listener could not bind: another process holds the port (EADDRINUSE).
-        public var isAddressInUse: Bool { description.contains(String(cString: strerror(EADDRINUSE))) }
+        public var isAddressInUse: Bool { unsafe description.contains(String(cString: strerror(EADDRINUSE))) }
     }
 
     /// Starts `app-native-gateway <command>` (`serve`, or `dev` for the `make run` setup);

@@ -1,6 +1,10 @@
 import Foundation
 import Glibc
 
+// Unsafe (Glibc, tests only): socket addresses are local structs passed with their sizes; argv and
+// envp are NUL-terminated arrays of strdup'ed strings freed after the spawn; buffers are borrowed
+// with their counts for each call.
+
 /// A 127.0.0.1 port that refuses connections for as long as this value lives: bound (the
 /// kernel's choice) and never listening. Held, not closed after reading the port, so no other
 /// process can start listening on it while a test relies on the refusal.
@@ -71,12 +75,12 @@ public enum LoopbackPorts: Sendable {
         guard descriptor >= 0 else { throw StartFailure(description: "socket failed: errno \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = unsafe inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+        let bound = unsafe withUnsafeMutablePointer(to: &address) { pointer in
+            unsafe pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                unsafe bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
             }
         }
         guard bound else {
@@ -117,13 +121,13 @@ public enum LoopbackPorts: Sendable {
     /// The whole of a /proc file. Not `String(contentsOfFile:)`: /proc files report size 0 and
     /// Foundation then reads one page, which cuts /proc/net/tcp on a busy machine.
     public static func readProcFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = unsafe open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = read(fd, &buffer, buffer.count)
+            let n = unsafe read(fd, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             bytes += buffer[..<n]

@@ -2,6 +2,10 @@ public import AppNativeHTTP
 import Foundation
 import Glibc
 
+// Unsafe (Glibc, tests only): socket addresses are local structs passed with their sizes; argv and
+// envp are NUL-terminated arrays of strdup'ed strings freed after the spawn; buffers are borrowed
+// with their counts for each call.
+
 /// A blocking HTTP/1.1 client over a raw TCP socket, for tests that must control every byte
 /// (pipelining, malformed requests, half-sent bodies). Responses are read with the product's
 /// response parser. Every read has a timeout, so a test never hangs.
@@ -33,16 +37,16 @@ public final class RawHTTPClient {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr(host)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        address.sin_addr.s_addr = unsafe inet_addr(host)
+        let result = unsafe withUnsafePointer(to: &address) {
+            unsafe $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { unsafe connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
             close(fd)
             throw Failure(description: "connect to \(host):\(port) failed: errno \(errno)")
         }
         var interval = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        unsafe setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(fd) }
@@ -50,7 +54,7 @@ public final class RawHTTPClient {
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = unsafe bytes.withUnsafeBytes { unsafe Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             guard sent > 0 else { throw Failure(description: "send failed: errno \(errno)") }
             offset += sent
         }
@@ -70,7 +74,7 @@ public final class RawHTTPClient {
         while true {
             // Parse until the parser needs more input; an empty buffer can still complete a message.
             while true {
-                let step = try buffered.withUnsafeBytes { try parser.parse($0) }
+                let step = unsafe try buffered.withUnsafeBytes { unsafe try parser.parse($0) }
                 var chunk: [UInt8] = []
                 if case .body(let range)? = step.event { chunk = Array(buffered[range]) }
                 buffered.removeFirst(step.consumed)
@@ -101,7 +105,7 @@ public final class RawHTTPClient {
                 if step.event == nil && (step.consumed == 0 || buffered.isEmpty) { break }
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let received = recv(fd, &chunk, chunk.count, 0)
+            let received = unsafe recv(fd, &chunk, chunk.count, 0)
             if received > 0 {
                 buffered += chunk[0..<received]
                 continue
@@ -119,7 +123,7 @@ public final class RawHTTPClient {
     public func readsEndOfStream() -> Bool {
         if isClosedByPeer { return true }
         var byte: UInt8 = 0
-        let received = recv(fd, &byte, 1, 0)
+        let received = unsafe recv(fd, &byte, 1, 0)
         return received == 0 || (received < 0 && errno == ECONNRESET)
     }
 

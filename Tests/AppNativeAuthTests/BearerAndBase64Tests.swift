@@ -3,6 +3,9 @@ import AppNativeHTTP
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 @Suite("Bearer header parsing (contract/auth.md §2)")
 struct BearerCredentialTests {
     @Test(
@@ -30,11 +33,14 @@ struct BearerCredentialTests {
         if let header { headers.add(name: "Authorization", value: header) }
         var inPlace: String?? = nil
         var knownASCII: Bool?
-        let present = headers.withFirstValueBytes("Authorization") { value, isASCII in
+        let present = unsafe headers.withFirstValueBytes("Authorization") { value, isASCII in
             knownASCII = isASCII
-            inPlace = BearerCredential.asciiToken(value)
+            inPlace = unsafe BearerCredential.asciiToken(value)
             // What the authenticator does: trust the parser's ASCII flag and skip the scan.
-            if isASCII { #expect(BearerCredential.asciiToken(value, knownASCII: true) == inPlace) }
+            if isASCII {
+                let observed = unsafe BearerCredential.asciiToken(value, knownASCII: true) == inPlace
+                #expect(observed)
+            }
         }
         #expect(knownASCII == header.map { $0.utf8.allSatisfy { $0 < 0x80 } })
         #expect(present == (header != nil))
@@ -91,7 +97,7 @@ struct Base64URLTests {
         for (a, first) in alphabet.enumerated() {
             for (b, second) in alphabet.enumerated() {
                 let pair = [UInt8](repeating: UInt8(ascii: "A"), count: 4) + [first, second]
-                let decoded = pair.withUnsafeBytes { Base64URL.decode($0) }
+                let decoded = unsafe pair.withUnsafeBytes { unsafe Base64URL.decode($0) }
                 #expect((decoded != nil) == (b & 0x0F == 0), "tail \(a) \(b)")
                 if let decoded {
                     accepted += 1
@@ -99,7 +105,7 @@ struct Base64URLTests {
                 }
                 for (c, third) in alphabet.enumerated() {
                     let triple = [first, second, third]
-                    let decoded = triple.withUnsafeBytes { Base64URL.decode($0) }
+                    let decoded = unsafe triple.withUnsafeBytes { unsafe Base64URL.decode($0) }
                     #expect((decoded != nil) == (c & 0x03 == 0), "tail \(a) \(b) \(c)")
                     if let decoded { #expect(decoded == [UInt8(a << 2 | b >> 4), UInt8((b & 0x0F) << 4 | c >> 2)]) }
                 }
@@ -131,8 +137,8 @@ struct Base64URLTests {
             let encoded = Array(Base64URL.encode(bytes).utf8)
             let count = Base64URL.decodedCount(encoded.count)!
             var output = [UInt8](repeating: 0xAA, count: count + 16)
-            let valid = encoded.withUnsafeBytes { input in
-                output.withUnsafeMutableBytes { Base64URL.decode(input, into: $0) }
+            let valid = unsafe encoded.withUnsafeBytes { input in
+                unsafe output.withUnsafeMutableBytes { unsafe Base64URL.decode(input, into: $0) }
             }
             #expect(valid && Array(output[..<count]) == bytes, "length \(length)")
             #expect(output[count...].allSatisfy { $0 == 0xAA }, "length \(length): wrote past the end")
@@ -146,7 +152,8 @@ struct Base64URLTests {
             for bad in [UInt8(ascii: "="), UInt8(ascii: "+"), 0x00, 0x80, 0xFF] {
                 var input = valid
                 input[position] = bad
-                #expect(input.withUnsafeBytes { Base64URL.decode($0) } == nil, "byte \(bad) at \(position)")
+                let observed1 = unsafe input.withUnsafeBytes { unsafe Base64URL.decode($0) } == nil
+                #expect(observed1, "byte \(bad) at \(position)")
             }
         }
     }
@@ -156,7 +163,8 @@ struct Base64URLTests {
         let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         for byte in UInt8.min...UInt8.max where !alphabet.contains(byte) {
             let input: [UInt8] = [UInt8(ascii: "A"), UInt8(ascii: "A"), UInt8(ascii: "A"), byte]
-            #expect(input.withUnsafeBytes { Base64URL.decode($0) } == nil, "byte \(byte)")
+            let observed2 = unsafe input.withUnsafeBytes { unsafe Base64URL.decode($0) } == nil
+            #expect(observed2, "byte \(byte)")
         }
     }
 }

@@ -4,6 +4,9 @@ import AppNativeTesting
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// contract/auth.md §3–§5: every check, its reason code and its status.
 @Suite("Entra token verifier")
 struct EntraTokenVerifierTests {
@@ -239,12 +242,12 @@ struct EntraTokenVerifierTests {
                            String(repeating: "z", count: CredentialKey.exactLimit + 1)] {
             var bytes = Array(credential.utf8)
             let owned = CredentialKey(credential)
-            let fromBytes = bytes.withUnsafeBytes { CredentialKey(utf8: $0) }
+            let fromBytes = unsafe bytes.withUnsafeBytes { unsafe CredentialKey(utf8: $0) }
             #expect(fromBytes == owned && owned == fromBytes, "\(credential.utf8.count) bytes")
             #expect(fromBytes.hashValue == owned.hashValue, "\(credential.utf8.count) bytes")
             guard !bytes.isEmpty else { continue }
             bytes[bytes.count / 2] ^= 1
-            let changed = bytes.withUnsafeBytes { CredentialKey(utf8: $0) }
+            let changed = unsafe bytes.withUnsafeBytes { unsafe CredentialKey(utf8: $0) }
             #expect(changed != owned, "\(credential.utf8.count) bytes, one changed")
         }
     }
@@ -255,7 +258,7 @@ struct EntraTokenVerifierTests {
         let token = try fixture.token()
         func verdict(_ text: String) -> String {
             var text = text
-            let result = text.withUTF8 { fixture.verifier.verifyImmediately(tokenBytes: UnsafeRawBufferPointer($0)) }
+            let result = text.withUTF8 { unsafe fixture.verifier.verifyImmediately(tokenBytes: UnsafeRawBufferPointer($0)) }
             switch result {
             case .verified(let identity): return "verified \(identity.user.objectID)"
             case .failed(let error): return "failed \(error.code)"

@@ -6,6 +6,9 @@ import AppNativeTesting
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// A session cookie is bound to the deployment that issued it (`SESSION_AUDIENCE`): two
 /// deployments sharing a secret refuse each other's cookies; the reference's cookies, which name no
 /// deployment, are read only with `SESSION_ACCEPT_REFERENCE_COOKIES`.
@@ -48,7 +51,7 @@ struct SessionCookieDeploymentTests {
             }
             #expect(error.code == .deployment)
             var field = Array("bms_session=\(value)".utf8)
-            let inPlace = field.withUnsafeMutableBufferPointer { foreign.verdict(fromCookieField: UnsafeBufferPointer($0)) }
+            let inPlace = unsafe field.withUnsafeMutableBufferPointer { unsafe foreign.verdict(fromCookieField: UnsafeBufferPointer($0)) }
             guard case .failure(let fieldError)? = inPlace else {
                 Issue.record("round \(round): field bytes not refused")
                 continue

@@ -6,6 +6,9 @@ import AppNativeTesting
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// contract/auth.md §8: settings, value, Set-Cookie, read rules, rotation.
 @Suite("Session cookie")
 struct SessionCookieTests {
@@ -264,7 +267,7 @@ struct SessionCookieTests {
         for round in ["uncached", "cached"] {
             let fresh = round == "uncached" ? try Self.codec() : codec
             var field = Array("other=1; bms_session=\(value); more=2".utf8)
-            let inPlace = field.withUnsafeMutableBufferPointer { fresh.identity(fromCookieField: UnsafeBufferPointer($0)) }
+            let inPlace = unsafe field.withUnsafeMutableBufferPointer { unsafe fresh.identity(fromCookieField: UnsafeBufferPointer($0)) }
             #expect((inPlace != nil) == readCase.isValid, "\(readCase.name), field bytes, \(round)")
         }
     }
@@ -276,7 +279,7 @@ struct SessionCookieTests {
         let valid = codec.value(for: Self.user)
         func read(_ field: String) -> VerifiedIdentity? {
             var bytes = Array(field.utf8)
-            return bytes.withUnsafeMutableBufferPointer { codec.identity(fromCookieField: UnsafeBufferPointer($0)) }
+            return unsafe bytes.withUnsafeMutableBufferPointer { unsafe codec.identity(fromCookieField: UnsafeBufferPointer($0)) }
         }
         #expect(read("bms_session=\"\(valid)\"")?.user == Self.user)
         #expect(read("bms_session=bogus; bms_session=\(valid)")?.user == Self.user)
@@ -320,7 +323,7 @@ struct SessionCookieTests {
         let planted = codec.value(for: other)
         func read(_ field: String) -> VerifiedIdentity? {
             var bytes = Array(field.utf8)
-            return bytes.withUnsafeMutableBufferPointer { codec.identity(fromCookieField: UnsafeBufferPointer($0)) }
+            return unsafe bytes.withUnsafeMutableBufferPointer { unsafe codec.identity(fromCookieField: UnsafeBufferPointer($0)) }
         }
         // The same user twice (a renewal beside an older copy): the first is the session.
         #expect(codec.identity(fromCookieHeaders: ["bms_session=\(first); bms_session=\(renewed)"])?.user == Self.user)
@@ -335,7 +338,7 @@ struct SessionCookieTests {
         var agreement = SessionCookieAgreement()
         for field in ["bms_session=\(first)", "theme=dark", "bms_session=\(planted)"] {
             var bytes = Array(field.utf8)
-            bytes.withUnsafeMutableBufferPointer { codec.readSession(fromCookieField: UnsafeBufferPointer($0), into: &agreement) }
+            unsafe bytes.withUnsafeMutableBufferPointer { unsafe codec.readSession(fromCookieField: UnsafeBufferPointer($0), into: &agreement) }
         }
         #expect(agreement.isConflicting && agreement.identity == nil)
     }

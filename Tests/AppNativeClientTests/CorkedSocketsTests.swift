@@ -3,6 +3,9 @@ import CAppNativeLinux
 import Glibc
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// `CorkedSockets` on real loopback sockets: what it tracks, that a flush sends what the cork
 /// held, and that a closed socket is forgotten before its number can be reused.
 @Suite("Corked curl sockets")
@@ -20,7 +23,8 @@ struct CorkedSocketsTests {
         // flush sends it at once and leaves the socket corked. (What the queue holds before
         // the flush is not asserted: a test thread descheduled for 200 ms would see it gone.)
         let bytes: [UInt8] = Array("HEADERS+DATA".utf8)
-        #expect(bytes.withUnsafeBytes { send(pair.client, $0.baseAddress, $0.count, 0) } == bytes.count)
+        let observed1 = unsafe bytes.withUnsafeBytes { unsafe send(pair.client, $0.baseAddress, $0.count, 0) } == bytes.count
+        #expect(observed1)
         sockets.flush()
         #expect(appnative_unsent_bytes(pair.client) == 0)
         #expect(try pair.receive(count: bytes.count) == bytes)
@@ -34,7 +38,8 @@ struct CorkedSocketsTests {
     @Test("a socket that is not TCP is left alone but still closed")
     func notTCP() throws {
         var ends: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        let observed2 = unsafe socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0
+        #expect(observed2)
         defer { Glibc.close(ends[1]) }
         let sockets = CorkedSockets()
         sockets.opened(ends[0])
@@ -58,7 +63,8 @@ struct CorkedSocketsTests {
         first.clientClosed()
         #expect(sockets.descriptors == [second.client])
         let bytes: [UInt8] = [1, 2, 3]
-        #expect(bytes.withUnsafeBytes { send(second.client, $0.baseAddress, $0.count, 0) } == bytes.count)
+        let observed3 = unsafe bytes.withUnsafeBytes { unsafe send(second.client, $0.baseAddress, $0.count, 0) } == bytes.count
+        #expect(observed3)
         sockets.flush()
         #expect(appnative_unsent_bytes(second.client) == 0)
         #expect(try second.receive(count: bytes.count) == bytes)
@@ -78,19 +84,19 @@ private final class LoopbackPair {
         defer { Glibc.close(listener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = unsafe inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(listener, address, length) == 0 && listen(listener, 1) == 0
+        let bound = unsafe withUnsafeMutablePointer(to: &address) {
+            unsafe $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                unsafe bind(listener, address, length) == 0 && listen(listener, 1) == 0
                     && getsockname(listener, address, &length) == 0
             }
         }
         guard bound else { throw Failure(call: "bind/listen") }
         let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard client >= 0 else { throw Failure(call: "socket") }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
+        let connected = unsafe withUnsafePointer(to: &address) {
+            unsafe $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { unsafe connect(client, $0, length) == 0 }
         }
         let server = connected ? accept(listener, nil, nil) : -1
         guard server >= 0 else {
@@ -104,11 +110,11 @@ private final class LoopbackPair {
     /// Reads exactly `count` bytes (a bound of 5 s only keeps a broken case from hanging).
     func receive(count: Int) throws -> [UInt8] {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(server, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        unsafe setsockopt(server, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: count)
         while received.count < count {
-            let read = buffer.withUnsafeMutableBytes { recv(server, $0.baseAddress, count - received.count, 0) }
+            let read = unsafe buffer.withUnsafeMutableBytes { unsafe recv(server, $0.baseAddress, count - received.count, 0) }
             guard read > 0 else { throw Failure(call: "recv") }
             received += buffer[..<read]
         }

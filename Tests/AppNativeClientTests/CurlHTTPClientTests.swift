@@ -3,6 +3,9 @@ import AppNativeTesting
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// End-to-end tests against real loopback peers (`Tests/Peers/http_fixture_server.py`).
 /// No test contacts a non-loopback address, and none asserts on elapsed time.
 @Suite("CurlHTTPClient against loopback peers", .fixturePeers)
@@ -325,7 +328,7 @@ struct CurlHTTPClientTests {
         try await withFixturePeer { peer in
             let url = peer.url("/json")
             let task = Task { [client] () async throws -> HTTPResponse in
-                withUnsafeCurrentTask { $0?.cancel() }
+                unsafe withUnsafeCurrentTask { unsafe $0?.cancel() }
                 return try await client.send(cleartextRequest(url))
             }
             let error = await failure(of: task)

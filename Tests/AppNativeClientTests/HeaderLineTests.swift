@@ -1,12 +1,15 @@
 import AppNativeClient
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// Response header lines as libcurl hands them over, one per call (`HTTPHeaderField.collect`).
 @Suite("Response header lines")
 struct HeaderLineTests {
     private func collect(_ lines: [[UInt8]]) -> [HTTPHeaderField] {
         var fields: [HTTPHeaderField] = []
-        for line in lines { line.withUnsafeBytes { HTTPHeaderField.collect(line: $0, into: &fields) } }
+        for line in lines { unsafe line.withUnsafeBytes { unsafe HTTPHeaderField.collect(line: $0, into: &fields) } }
         return fields
     }
 

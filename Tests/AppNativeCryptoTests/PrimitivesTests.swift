@@ -1,6 +1,9 @@
 import AppNativeCrypto
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 @Suite("SecretBytes, ConstantTime, SecureRandom")
 struct PrimitivesTests {
     @Test("SecretBytes keeps a copy and lends it back")
@@ -8,23 +11,28 @@ struct PrimitivesTests {
         let source: [UInt8] = [1, 2, 3, 4]
         let secret = SecretBytes(source)
         #expect(secret.count == 4)
-        #expect(secret.withUnsafeBytes { Array($0) } == source)
+        let observed1 = unsafe secret.withUnsafeBytes { unsafe Array($0) } == source
+        #expect(observed1)
 
         var zeroed: [UInt8] = [9, 8, 7]
         let kept = SecretBytes(zeroing: &zeroed)
         #expect(zeroed == [0, 0, 0], "the caller's copy is wiped")
-        #expect(kept.withUnsafeBytes { Array($0) } == [9, 8, 7])
+        let observed2 = unsafe kept.withUnsafeBytes { unsafe Array($0) } == [9, 8, 7]
+        #expect(observed2)
 
         let text = SecretBytes(utf8: "pässword")
         #expect(text.count == "pässword".utf8.count)
-        #expect(text.withUnsafeBytes { Array($0) } == Array("pässword".utf8))
+        let observed3 = unsafe text.withUnsafeBytes { unsafe Array($0) } == Array("pässword".utf8)
+        #expect(observed3)
 
         let empty = SecretBytes([])
-        #expect(empty.count == 0 && empty.withUnsafeBytes { $0.count } == 0)
+        let emptyCount = unsafe empty.withUnsafeBytes { $0.count }
+        #expect(empty.count == 0 && emptyCount == 0)
 
         let random = SecretBytes.random(count: 32)
         #expect(random.count == 32)
-        #expect(random.withUnsafeBytes { Array($0) } != [UInt8](repeating: 0, count: 32))
+        let observed4 = unsafe random.withUnsafeBytes { unsafe Array($0) } != [UInt8](repeating: 0, count: 32)
+        #expect(observed4)
         #expect(ConstantTime.equals([1, 2, 3, 4], secret))
     }
 
@@ -38,8 +46,10 @@ struct PrimitivesTests {
         let a: [UInt8] = Array(repeating: 0xab, count: 1000)
         var b = a
         b[999] = 0xac
-        #expect(!a.withUnsafeBytes { x in b.withUnsafeBytes { y in ConstantTime.equals(x, y) } })
-        #expect(a.withUnsafeBytes { x in a.withUnsafeBytes { y in ConstantTime.equals(x, y) } })
+        let observed5 = unsafe !a.withUnsafeBytes { x in unsafe b.withUnsafeBytes { y in unsafe ConstantTime.equals(x, y) } }
+        #expect(observed5)
+        let observed6 = unsafe a.withUnsafeBytes { x in unsafe a.withUnsafeBytes { y in unsafe ConstantTime.equals(x, y) } }
+        #expect(observed6)
     }
 
     @Test("SecureRandom gives the requested count of unpredictable bytes")
@@ -51,7 +61,7 @@ struct PrimitivesTests {
         #expect(first != second)
         #expect(Set(first).count > 16, "64 random bytes take many distinct values")
         var buffer = [UInt8](repeating: 0, count: 100_000)
-        buffer.withUnsafeMutableBytes { SecureRandom.fill($0) }
+        unsafe buffer.withUnsafeMutableBytes { unsafe SecureRandom.fill($0) }
         #expect(buffer.filter { $0 == 0 }.count < 1_000)
     }
 
@@ -60,7 +70,7 @@ struct PrimitivesTests {
         var pool = RandomBytePool(capacity: 48)
         var draws = [[UInt8]]()
         for count in [16, 16, 10, 16, 0, 48, 16, 16, 16, 7] {
-            let drawn = pool.draw(count) { Array($0) }
+            let drawn = unsafe pool.draw(count) { unsafe Array($0) }
             #expect(drawn.count == count)
             if count >= 16 { draws.append(drawn) }
         }
@@ -69,7 +79,7 @@ struct PrimitivesTests {
         #expect(Set(prefixes).count == prefixes.count)
         var ids = Set<[UInt8]>()
         var large = RandomBytePool()
-        for _ in 0..<5000 { ids.insert(large.draw(16) { Array($0) }) }
+        for _ in 0..<5000 { unsafe ids.insert(large.draw(16) { unsafe Array($0) }) }
         #expect(ids.count == 5000)
     }
 
@@ -77,7 +87,7 @@ struct PrimitivesTests {
     func oversizedDrawTraps() async {
         await #expect(processExitsWith: .failure) {
             var pool = RandomBytePool(capacity: 16)
-            _ = pool.draw(17) { $0.count }
+            _ = unsafe pool.draw(17) { $0.count }
         }
     }
 

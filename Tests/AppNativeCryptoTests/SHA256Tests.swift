@@ -1,6 +1,9 @@
 import AppNativeCrypto
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 @Suite("SHA-256")
 struct SHA256Tests {
     /// FIPS 180-4 examples (NIST CSRC "SHA256.pdf") plus the empty string.
@@ -21,7 +24,8 @@ struct SHA256Tests {
             let bytes = Array(input.utf8)
             #expect(SHA256.hash(input) == expected, "\(input.prefix(20))")
             #expect(SHA256.hash(bytes) == expected)
-            #expect(bytes.withUnsafeBytes { SHA256.hash($0) } == expected)
+            let observed1 = unsafe bytes.withUnsafeBytes { unsafe SHA256.hash($0) } == expected
+            #expect(observed1)
             #expect(SHA256.digest(input).bytes == expected)
             #expect(SHA256.digest(bytes).description == digest)
             #expect(SHA256Digest(bytes: expected) == SHA256.digest(bytes))
@@ -37,7 +41,8 @@ struct SHA256Tests {
         #expect(Set([a, b, SHA256.digest("a")]).count == 2)
         #expect(SHA256Digest(bytes: [0, 1, 2]) == nil)
         #expect(SHA256Digest(bytes: a.bytes) == a)
-        #expect(a.withUnsafeBytes { Array($0) } == SHA256.hash("a"))
+        let observed2 = unsafe a.withUnsafeBytes { unsafe Array($0) } == SHA256.hash("a")
+        #expect(observed2)
         // A non-contiguous (bridged-like) string hashes the same as its UTF-8 bytes.
         let composed = "caf\u{E9} \u{1F600}"
         #expect(SHA256.hash(composed) == SHA256.hash(Array(composed.utf8)))

@@ -1,6 +1,9 @@
 import AppNativeHTTP
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// The byte scans of `Cookie` headers on the cookie path: reading the session cookie and
 /// removing it before the request goes upstream (RFC 6265 §4.2.1, §5.4). One scanner does both,
 /// so every value `values` reads is gone after `removing`.
@@ -63,8 +66,8 @@ struct CookieHeaderTests {
         #expect(CookieHeader.removing("bms_session", orNamesStartingWith: prefixes, from: header) == expected)
         var kept = [UInt8]()
         var field = Array(header.utf8)
-        let removed = field.withUnsafeMutableBufferPointer {
-            CookieHeader.appendRemaining(of: UnsafeBufferPointer($0), removing: "bms_session", orNamesStartingWith: prefixes, to: &kept)
+        let removed = unsafe field.withUnsafeMutableBufferPointer {
+            unsafe CookieHeader.appendRemaining(of: UnsafeBufferPointer($0), removing: "bms_session", orNamesStartingWith: prefixes, to: &kept)
         }
         #expect(removed == (expected != header))
         #expect((kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)) == expected)

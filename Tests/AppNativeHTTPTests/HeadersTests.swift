@@ -1,6 +1,9 @@
 import AppNativeHTTP
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 @Suite("HTTPHeaders and hop-by-hop fields")
 struct HeadersTests {
     @Test("lookups ignore ASCII case and keep order and duplicates")
@@ -25,20 +28,20 @@ struct HeadersTests {
     func everyValueAsBytes() {
         let headers: HTTPHeaders = ["Cookie": "a=1", "Other": "x", "cookie": "b=\u{E9}", "COOKIE": "c=3"]
         var seen: [(String, Bool)] = []
-        headers.forEachValueBytes("Cookie") { value, isASCII in
-            seen.append((String(decoding: value, as: Unicode.ASCII.self), isASCII))
+        unsafe headers.forEachValueBytes("Cookie") { value, isASCII in
+            unsafe seen.append((String(decoding: value, as: Unicode.ASCII.self), isASCII))
             return true
         }
         #expect(seen.map(\.0) == ["a=1", "b=\u{FFFD}", "c=3"])
         #expect(seen.map(\.1) == [true, false, true])
         var first: [String] = []
-        headers.forEachValueBytes("cookie") { value, _ in
-            first.append(String(decoding: value, as: UTF8.self))
+        unsafe headers.forEachValueBytes("cookie") { value, _ in
+            unsafe first.append(String(decoding: value, as: UTF8.self))
             return false
         }
         #expect(first == ["a=1"])
         var none = 0
-        headers.forEachValueBytes("Missing") { _, _ in none += 1; return true }
+        unsafe headers.forEachValueBytes("Missing") { _, _ in none += 1; return true }
         #expect(none == 0)
     }
 
@@ -62,7 +65,7 @@ struct HeadersTests {
         ]
         for sample in samples {
             var asBytes = HTTPHeaders()
-            sample.withUnsafeBufferPointer { asBytes.add(name: "X-Sample", valueBytes: $0) }
+            unsafe sample.withUnsafeBufferPointer { unsafe asBytes.add(name: "X-Sample", valueBytes: $0) }
             var asString = HTTPHeaders()
             asString.add(name: "X-Sample", value: latin1String(sample))
             #expect(asBytes == asString, "\(sample)")

@@ -1,6 +1,9 @@
 import AppNativeHTTP
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// The form-upload rules shared by the documents routes (gateway and Swift backends).
 @Suite("Multipart form reader")
 struct MultipartFormReaderTests {
@@ -27,17 +30,17 @@ struct MultipartFormReaderTests {
         let handle = { (event: MultipartFormReader.Event) -> Bool in
             switch event {
             case .field(let name, let value, let isFirst):
-                seen.fields.append("\(name)=\(String(decoding: value, as: UTF8.self))\(isFirst ? "" : " (again)")")
+                seen.fields.append(unsafe "\(name)=\(String(decoding: value, as: UTF8.self))\(isFirst ? "" : " (again)")")
                 return name != stop
             case .fileBegan(let head):
                 seen.fileHeads.append(head.preferredFilename ?? "")
             case .fileContent(let bytes):
-                seen.file += bytes
+                unsafe seen.file += bytes
             }
             return true
         }
-        var going = try Self.body[..<split].withUnsafeBytes { try reader.consume($0, handle) }
-        if going { going = try Self.body[split...].withUnsafeBytes { try reader.consume($0, handle) } }
+        var going = unsafe try Self.body[..<split].withUnsafeBytes { unsafe try reader.consume($0, handle) }
+        if going { going = unsafe try Self.body[split...].withUnsafeBytes { unsafe try reader.consume($0, handle) } }
         if going { going = try reader.finish(handle) }
         return (seen, reader, going)
     }

@@ -2,6 +2,9 @@
 import AppNativeModels
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// Limits, grammar and streaming properties of `MultipartParser` beyond the multipart vectors (Fixtures/vectors/multipart).
 @Suite("Multipart parser")
 struct MultipartParserTests {
@@ -131,13 +134,13 @@ struct MultipartParserTests {
         var parser = Self.parser()
         let bad = Array("--\(Self.boundary)\r\nGarbage\r\n\r\n".utf8)
         var first: HTTPParseError?
-        bad.withUnsafeBytes { buffer in
-            do throws(HTTPParseError) { _ = try parser.parse(buffer) } catch { first = error }
+        unsafe bad.withUnsafeBytes { buffer in
+            do throws(HTTPParseError) { _ = unsafe try parser.parse(buffer) } catch { first = error }
         }
         #expect(first == HTTPParseError(.invalidHeader, reason: ""))
         var second: HTTPParseError?
-        Array("more".utf8).withUnsafeBytes { buffer in
-            do throws(HTTPParseError) { _ = try parser.parse(buffer) } catch { second = error }
+        unsafe Array("more".utf8).withUnsafeBytes { buffer in
+            do throws(HTTPParseError) { _ = unsafe try parser.parse(buffer) } catch { second = error }
         }
         #expect(second == HTTPParseError(.invalidHeader, reason: ""))
         #expect(throws: HTTPParseError(.invalidHeader, reason: "")) { _ = try parser.finish() }

@@ -1,6 +1,9 @@
 import AppNativeHTTP
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 @Suite("Request parser")
 struct RequestParserTests {
     @Test("a GET head is parsed with its fields in order and no body")
@@ -22,21 +25,22 @@ struct RequestParserTests {
     func bodyIsASlice() throws {
         var parser = HTTPRequestParser()
         let bytes = Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello".utf8)
-        try bytes.withUnsafeBytes { buffer in
-            let (headConsumed, headEvent) = try parser.parse(buffer)
+        unsafe try bytes.withUnsafeBytes { buffer in
+            let (headConsumed, headEvent) = unsafe try parser.parse(buffer)
             guard case .head(_, .contentLength(5)) = headEvent else {
                 Issue.record("expected a head with Content-Length 5")
                 return
             }
-            let rest = UnsafeRawBufferPointer(rebasing: buffer[headConsumed...])
-            let (bodyConsumed, bodyEvent) = try parser.parse(rest)
+            let rest = unsafe UnsafeRawBufferPointer(rebasing: buffer[headConsumed...])
+            let (bodyConsumed, bodyEvent) = unsafe try parser.parse(rest)
             guard case .body(let range) = bodyEvent else {
                 Issue.record("expected body")
                 return
             }
             #expect(bodyConsumed == 5 && range == 0..<5)
-            #expect(rest.baseAddress! + range.lowerBound == buffer.baseAddress! + headConsumed)
-            let (endConsumed, endEvent) = try parser.parse(UnsafeRawBufferPointer(rebasing: rest[5...]))
+            let observed1 = unsafe rest.baseAddress! + range.lowerBound == buffer.baseAddress! + headConsumed
+            #expect(observed1)
+            let (endConsumed, endEvent) = unsafe try parser.parse(UnsafeRawBufferPointer(rebasing: rest[5...]))
             guard case .end(nil) = endEvent, endConsumed == 0 else {
                 Issue.record("expected end")
                 return
@@ -346,10 +350,10 @@ struct RequestParserTests {
         let bad = Array("GET / HTTP/1.1\r\nHost : h\r\n\r\n".utf8)
         let good = Array("GET / HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
         #expect(throws: HTTPParseError(.whitespaceBeforeColon, reason: "")) {
-            _ = try bad.withUnsafeBytes { try parser.parse($0) }
+            _ = unsafe try bad.withUnsafeBytes { unsafe try parser.parse($0) }
         }
         #expect(throws: HTTPParseError(.whitespaceBeforeColon, reason: "")) {
-            _ = try good.withUnsafeBytes { try parser.parse($0) }
+            _ = unsafe try good.withUnsafeBytes { unsafe try parser.parse($0) }
         }
     }
 

@@ -2,6 +2,9 @@ import AppNativeTesting
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// The shared HTTP/1.1 request vectors (AppNativeHTTPTests/Fixtures/vectors/http1) sent byte for
 /// byte through the real gateway on a socket, with Tests/Peers/echo_peer.py behind it recording
 /// every byte that reaches the upstream.
@@ -176,7 +179,7 @@ struct HTTPVectorServerTests {
         var bytes = [UInt8](repeating: 0, count: count)
         var received = 0
         while received < count {
-            let n = bytes.withUnsafeMutableBytes { recv(client.descriptor, $0.baseAddress! + received, count - received, 0) }
+            let n = unsafe bytes.withUnsafeMutableBytes { unsafe recv(client.descriptor, $0.baseAddress! + received, count - received, 0) }
             if n <= 0 { break }
             received += n
         }

@@ -4,6 +4,9 @@ import Foundation
 import Glibc
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// 1 GiB through the gateway in each direction, generated and hashed on the fly (the test never
 /// holds a body), and a client that stalls: the gateway streams with backpressure, so its peak
 /// resident memory stays far below the transfer size.
@@ -52,7 +55,7 @@ struct LargeTransferTests {
             try client.send("GET /big?n=\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
             let reader = StreamingResponseReader(client)
             let hasher = try StreamingDigest(port: digestPort)
-            try reader.readToEnd { try hasher.update($0) }
+            unsafe try reader.readToEnd { unsafe try hasher.update($0) }
             let digest = try hasher.finalize()
             let expected = try Self.digestOfRepeatedByte(UInt8(ascii: "b"), count: size, port: digestPort)
             return (reader.head?.status ?? 0, reader.bodyCount, digest, expected)
@@ -89,13 +92,13 @@ struct LargeTransferTests {
             for _ in 0..<5 {
                 var round = 0
                 while round < 64 * 1024 {
-                    round += try reader.receive(limit: 64 * 1024 - round) { try hasher.update($0) }
+                    unsafe round += try reader.receive(limit: 64 * 1024 - round) { unsafe try hasher.update($0) }
                 }
                 usleep(2_000_000)
                 stalledKiB.append(probe.residentKiB)
             }
             // Then read the rest at full speed: nothing was lost or reordered while stalled.
-            try reader.readToEnd { try hasher.update($0) }
+            unsafe try reader.readToEnd { unsafe try hasher.update($0) }
             let expected = try Self.digestOfRepeatedByte(UInt8(ascii: "b"), count: size, port: digestPort)
             return (reader.head?.status ?? 0, reader.bodyCount, try hasher.finalize(), stalledKiB, expected)
         }
@@ -133,8 +136,8 @@ struct LargeTransferTests {
             var block = Self.patternBlock()
             for index in 0..<(size / Self.mebibyte) {
                 // A different block each time (its index in the first 8 bytes), one buffer reused.
-                withUnsafeBytes(of: UInt64(index).littleEndian) { stamp in
-                    block.withUnsafeMutableBytes { $0.copyMemory(from: stamp) }
+                unsafe withUnsafeBytes(of: UInt64(index).littleEndian) { stamp in
+                    unsafe block.withUnsafeMutableBytes { unsafe $0.copyMemory(from: stamp) }
                 }
                 if chunked {
                     // Two chunks per block, split at a moving offset, so chunk boundaries fall
@@ -184,7 +187,7 @@ struct LargeTransferTests {
         var left = count
         while left > 0 {
             let take = min(left, block.count)
-            try block.withUnsafeBytes { try hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<take])) }
+            unsafe try block.withUnsafeBytes { unsafe try hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<take])) }
             left -= take
         }
         return try hasher.finalize()

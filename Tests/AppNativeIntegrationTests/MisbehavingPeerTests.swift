@@ -6,6 +6,9 @@ import Foundation
 import Glibc
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// The gateway in front of Tests/Peers/misbehaving_peer.py, which plays a faulty upstream, a
 /// faulty authorization hook and a faulty key server (the fault chosen per request). Each test
 /// asserts the answer the gateway must give and, after every fault, that the process is still
@@ -494,11 +497,11 @@ final class MisbehavingFixture: Sendable {
     static func receive(from descriptor: Int32, until: (RawExchange) -> Bool, timeout: Duration) -> RawExchange {
         var exchange = RawExchange()
         var shortTimeout = timeval(tv_sec: 0, tv_usec: 200_000)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &shortTimeout, socklen_t(MemoryLayout<timeval>.size))
+        unsafe setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &shortTimeout, socklen_t(MemoryLayout<timeval>.size))
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 65536)
         while ContinuousClock.now < deadline, !until(exchange) {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
+            let count = unsafe recv(descriptor, &buffer, buffer.count, 0)
             if count > 0 {
                 exchange.bytes += buffer[0..<count]
             } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {

@@ -4,6 +4,9 @@ import AppNativeTesting
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// The document route (contract/routes.md §2.8) through the gateway to the example upstream: streamed,
 /// sanitised, capped, re-encoded.
 @Suite("Native routes: documents", .serialized)
@@ -41,8 +44,8 @@ struct NativeDocumentTests {
         /// equal and the digest catches a reordered or repeated piece.
         static func chunk(at offset: Int, count: Int) -> [UInt8] {
             var bytes = Array(pattern[0..<count])
-            withUnsafeBytes(of: UInt64(offset).littleEndian) { stamp in
-                for index in 0..<min(8, count) { bytes[index] = stamp[index] }
+            unsafe withUnsafeBytes(of: UInt64(offset).littleEndian) { stamp in
+                for index in 0..<min(8, count) { bytes[index] = unsafe stamp[index] }
             }
             return bytes
         }

@@ -3,6 +3,9 @@ import AppNativeTesting
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// The reverse proxy through the real gateway process with a real upstream on loopback.
 @Suite("Reverse proxy", .serialized)
 struct ProxyTests {
@@ -109,7 +112,7 @@ struct ProxyTests {
             var interim = [UInt8](repeating: 0, count: 25)
             var got = 0
             while got < 25 {
-                let n = interim.withUnsafeMutableBytes { recv(try! fdOf(client), $0.baseAddress! + got, 25 - got, 0) }
+                let n = unsafe interim.withUnsafeMutableBytes { unsafe recv(try! fdOf(client), $0.baseAddress! + got, 25 - got, 0) }
                 if n <= 0 { break }
                 got += n
             }
@@ -190,13 +193,13 @@ struct ProxyTests {
             var seen = ""
             var buffer = [UInt8](repeating: 0, count: 4096)
             while !seen.contains("data: first") {
-                let n = recv(try fdOf(client), &buffer, buffer.count, 0)
+                let n = unsafe recv(try fdOf(client), &buffer, buffer.count, 0)
                 guard n > 0 else { break }
                 seen += String(decoding: buffer[0..<n], as: UTF8.self)
             }
             _ = try RawHTTPClient.get(port: port, "/sse-release")
             while !seen.contains("data: second") {
-                let n = recv(try fdOf(client), &buffer, buffer.count, 0)
+                let n = unsafe recv(try fdOf(client), &buffer, buffer.count, 0)
                 guard n > 0 else { break }
                 seen += String(decoding: buffer[0..<n], as: UTF8.self)
             }

@@ -8,6 +8,9 @@ import Glibc
 import Synchronization
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// Secrets read from files through the gateway binary: they work, both forms together are
 /// refused, and `SIGHUP` rotates them (session secret, assertion keys, push API keys) without
 /// dropping a connection; an unusable file keeps the value in force, logged and counted.
@@ -187,7 +190,8 @@ struct SecretFileRotationTests {
 
         try version("..2026_01_02", Self.secretB)
         try manager.createSymbolicLink(atPath: files.path("..data_tmp"), withDestinationPath: "..2026_01_02")
-        #expect(rename(files.path("..data_tmp"), files.path("..data")) == 0)
+        let observed1 = unsafe rename(files.path("..data_tmp"), files.path("..data")) == 0
+        #expect(observed1)
         try manager.removeItem(atPath: files.path("..2026_01_01"))
         #expect(try await Self.reload(fixture, "SESSION_SECRET_FILE"))
         #expect(try Self.isSigned(try await Self.cookie(fixture.port, token), with: Self.secretB))

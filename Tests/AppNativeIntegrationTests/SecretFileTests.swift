@@ -2,6 +2,9 @@ import AppNativeGateway
 import Foundation
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// The rules of a secret read from a file (`…_FILE`): one trailing line ending trimmed, the rest
 /// exact; an unusable file named with its setting and path, never its content; `NAME` and
 /// `NAME_FILE` never both; the path read afresh each time (a Kubernetes symlink swap).
@@ -98,7 +101,8 @@ struct SecretFileTests {
             // What the kubelet does: a new timestamped directory, a new link, renamed over ..data.
             try version("..2026_02", "second")
             try manager.createSymbolicLink(atPath: directory.appendingPathComponent("..data_tmp").path, withDestinationPath: "..2026_02")
-            #expect(rename(directory.appendingPathComponent("..data_tmp").path, directory.appendingPathComponent("..data").path) == 0)
+            let observed1 = unsafe rename(directory.appendingPathComponent("..data_tmp").path, directory.appendingPathComponent("..data").path) == 0
+            #expect(observed1)
             try manager.removeItem(at: directory.appendingPathComponent("..2026_01"))
             #expect(try file.read() == "second")
         }

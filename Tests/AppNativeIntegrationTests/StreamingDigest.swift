@@ -2,6 +2,9 @@ import AppNativeTesting
 import Foundation
 import Glibc
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// A SHA-256 of bytes streamed to Tests/Peers/digest_peer.py over one loopback connection, so a
 /// test hashes a 1 GiB stream without holding it (AppNativeCrypto has one-shot digests only).
 /// Blocking: use inside `blocking {}`.
@@ -16,7 +19,7 @@ final class StreamingDigest {
     func update(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = Glibc.send(connection.descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            let sent = unsafe Glibc.send(connection.descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
             if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { throw FixtureFailure(description: "digest peer: send failed, errno \(errno)") }
             offset += sent
@@ -25,7 +28,7 @@ final class StreamingDigest {
     }
 
     func update(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try update($0) }
+        unsafe try bytes.withUnsafeBytes { unsafe try update($0) }
     }
 
     /// Ends the stream and returns the digest (lower-case hex); checks the peer counted every byte.
@@ -34,7 +37,7 @@ final class StreamingDigest {
         var reply = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
-            let n = recv(connection.descriptor, &buffer, buffer.count, 0)
+            let n = unsafe recv(connection.descriptor, &buffer, buffer.count, 0)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             reply += buffer[..<n]

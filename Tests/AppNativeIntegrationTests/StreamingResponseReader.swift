@@ -2,6 +2,9 @@ import AppNativeHTTP
 import AppNativeTesting
 import Foundation
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// Reads one response from a client's socket with the product's response parser, handing body
 /// pieces to the caller as they arrive and keeping none of them (RawHTTPClient collects the
 /// whole body). The caller decides how much to receive at a time, so it can also read slowly.
@@ -25,16 +28,16 @@ final class StreamingResponseReader {
     @discardableResult
     func receive(limit: Int = .max, body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
         let wanted = min(limit, buffer.count)
-        let received = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, wanted, 0) }
+        let received = unsafe buffer.withUnsafeMutableBytes { unsafe recv(descriptor, $0.baseAddress!, wanted, 0) }
         if received < 0 && errno == EINTR { return 0 }
         guard received > 0 else {
             throw FixtureFailure(description: received == 0 ? "connection closed after \(bodyCount) body bytes" : "recv failed: errno \(errno)")
         }
-        try buffer.withUnsafeBytes { all in
+        unsafe try buffer.withUnsafeBytes { all in
             var position = 0
             while position < received || !isComplete {
-                let slice = UnsafeRawBufferPointer(rebasing: all[position..<received])
-                let step = try parser.parse(slice)
+                let slice = unsafe UnsafeRawBufferPointer(rebasing: all[position..<received])
+                let step = unsafe try parser.parse(slice)
                 position += step.consumed
                 switch step.event {
                 case .head(let received, _)?:
@@ -42,7 +45,7 @@ final class StreamingResponseReader {
                     head = received
                 case .body(let range)?:
                     bodyCount += range.count
-                    try body(UnsafeRawBufferPointer(rebasing: slice[range]))
+                    unsafe try body(UnsafeRawBufferPointer(rebasing: slice[range]))
                 case .end?:
                     if head != nil { isComplete = true }
                 case nil:
@@ -55,6 +58,6 @@ final class StreamingResponseReader {
 
     /// Receives until the response is complete.
     func readToEnd(body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        while !isComplete { try receive(body: body) }
+        while !isComplete { unsafe try receive(body: body) }
     }
 }

@@ -5,6 +5,9 @@ import Glibc
 import Synchronization
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// `UPSTREAM_URL` names a host whose addresses change while the gateway runs. The gateway runs in
 /// a private mount namespace whose `/etc/hosts` is a temporary file bound over it (glibc reads the
 /// file on every lookup); the test rewrites that file in place (same inode, so the bind mount sees
@@ -47,9 +50,9 @@ struct UpstreamResolutionTests {
         func writeHosts(_ addresses: [String], extraLines: [String] = []) throws {
             let text = "127.0.0.1 localhost\n" + addresses.map { "\($0) \(UpstreamResolutionTests.name)\n" }.joined()
                 + extraLines.map { $0 + "\n" }.joined()
-            guard let file = fopen(hostsFile, "w") else { throw ChildProcess.Failure(description: "cannot open \(hostsFile)") }
-            fputs(text, file)
-            fclose(file)
+            guard let file = unsafe fopen(hostsFile, "w") else { throw ChildProcess.Failure(description: "cannot open \(hostsFile)") }
+            unsafe fputs(text, file)
+            unsafe fclose(file)
         }
 
         func startGateway(_ environment: [String: String] = [:]) async throws {

@@ -1,6 +1,9 @@
 import AppNativeJSON
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// `JSONObjectView` must accept exactly what `JSONParser` accepts and read the same values.
 @Suite(.timeLimit(.minutes(1)))
 struct JSONObjectViewTests {
@@ -112,10 +115,14 @@ struct JSONObjectViewTests {
         #expect(view.double("missing") == nil)
         #expect(view.isString("iss") && view.isString("esc"))
         #expect(!view.isString("exp") && !view.isString("t") && !view.isString("missing"))
-        #expect(view.withStringBytes("iss") { String(decoding: $0, as: UTF8.self) } == "https://a/b")
-        #expect(view.withStringBytes("esc") { String(decoding: $0, as: UTF8.self) } == "https://a/b", "escapes decoded")
-        #expect(view.withStringBytes("exp") { _ in true } == nil)
-        #expect(view.withStringBytes("missing") { _ in true } == nil)
+        let observed1 = unsafe view.withStringBytes("iss") { unsafe String(decoding: $0, as: UTF8.self) } == "https://a/b"
+        #expect(observed1)
+        let observed2 = unsafe view.withStringBytes("esc") { unsafe String(decoding: $0, as: UTF8.self) } == "https://a/b"
+        #expect(observed2, "escapes decoded")
+        let observed3 = unsafe view.withStringBytes("exp") { _ in true } == nil
+        #expect(observed3)
+        let observed4 = unsafe view.withStringBytes("missing") { _ in true } == nil
+        #expect(observed4)
     }
 
     @Test func depthLimitsMatchTheParser() {

@@ -1,6 +1,9 @@
 import AppNativeJSON
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// Document structure: one value, whitespace, limits (RFC 8259 §2).
 @Suite struct JSONParserTests {
     @Test(arguments: ["", " ", "\t\n\r ", "\n"])
@@ -10,7 +13,7 @@ import Testing
 
     @Test func emptyBufferIsEmpty() {
         let result = Result { () throws(JSONError) -> JSONValue in
-            try JSONParser().parse(UnsafeRawBufferPointer(start: nil, count: 0))
+            unsafe try JSONParser().parse(UnsafeRawBufferPointer(start: nil, count: 0))
         }
         #expect(result.errorCode == .empty)
         #expect(parseResult([UInt8]()).errorCode == .empty)
@@ -110,8 +113,8 @@ import Testing
         let text = #"{"k":["v",1,true]}"#
         let fromString = try JSONParser().parse(text)
         let fromArray = try JSONParser().parse(Array(text.utf8))
-        let fromBuffer = try Array(text.utf8).withUnsafeBytes { raw in
-            try Result { () throws(JSONError) -> JSONValue in try JSONParser().parse(raw) }.get()
+        let fromBuffer = unsafe try Array(text.utf8).withUnsafeBytes { raw in
+            try Result { () throws(JSONError) -> JSONValue in unsafe try JSONParser().parse(raw) }.get()
         }
         #expect(fromString == fromArray)
         #expect(fromArray == fromBuffer)
@@ -119,9 +122,9 @@ import Testing
 
     @Test func parsesASliceOfALargerBuffer() throws {
         let bytes = Array("xx[1,2]yy".utf8)
-        let value = try bytes.withUnsafeBytes { raw in
+        let value = unsafe try bytes.withUnsafeBytes { raw in
             try Result { () throws(JSONError) -> JSONValue in
-                try JSONParser().parse(UnsafeRawBufferPointer(rebasing: raw[2..<7]))
+                unsafe try JSONParser().parse(UnsafeRawBufferPointer(rebasing: raw[2..<7]))
             }.get()
         }
         #expect(value == [1, 2])

@@ -6,6 +6,9 @@ import AppNativeSignIn
 import AppNativeTesting
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// A key set served from memory.
 struct StaticKeySet: JWKSFetching {
     let document: String
@@ -45,7 +48,7 @@ struct IDTokenVerifierTests {
     func token(_ claims: JSONObject, key: RSAPrivateKey = key, kid: String? = "k1") throws -> Secret<String> {
         if let kid { return Secret(try JWTSigner.sign(claims, with: .rsa(key, keyID: kid))) }
         let input = Base64URL.encode("{\"alg\":\"RS256\",\"typ\":\"JWT\"}") + "." + Base64URL.encode(JSONSerializer.serialize(.object(claims)))
-        let signature = try Array(input.utf8).withUnsafeBytes { try key.pkcs1v15SHA256Signature(for: $0) }
+        let signature = unsafe try Array(input.utf8).withUnsafeBytes { unsafe try key.pkcs1v15SHA256Signature(for: $0) }
         return Secret(input + "." + Base64URL.encode(signature))
     }
 

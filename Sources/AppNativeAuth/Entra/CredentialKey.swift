@@ -1,5 +1,8 @@
 import AppNativeCrypto
 
+// Unsafe: the credential's bytes are borrowed (`withUTF8`, `withUnsafeBytes`) for the call that hashes
+// or compares them, and never kept; the stored key is a String or a digest.
+
 /// The key of a verified-credential cache entry (tokens and session cookies): the credential
 /// itself, or its SHA-256 when it is longer than `exactLimit` bytes.
 ///
@@ -36,7 +39,7 @@ struct CredentialKey: Hashable, Sendable {
     /// The key of the credential in `bytes`, equal to `CredentialKey(String(decoding: bytes, as:
     /// UTF8.self))`. It owns a copy of the bytes, so nothing about its lifetime needs care.
     init(utf8 bytes: UnsafeRawBufferPointer) {
-        storage = bytes.count <= Self.exactLimit ? .exact(String(decoding: bytes, as: UTF8.self)) : .digest(SHA256.digest(bytes))
+        storage = unsafe bytes.count <= Self.exactLimit ? .exact(String(decoding: bytes, as: UTF8.self)) : .digest(SHA256.digest(bytes))
     }
 
     /// The credential's bytes when the key holds them (not for a digest key).
@@ -44,7 +47,7 @@ struct CredentialKey: Hashable, Sendable {
         switch storage {
         case .exact(let credential):
             var credential = credential
-            return credential.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+            return credential.withUTF8 { unsafe body(UnsafeRawBufferPointer($0)) }
         case .digest:
             return nil
         }
@@ -55,7 +58,7 @@ struct CredentialKey: Hashable, Sendable {
             if case .digest(let right) = rhs.storage { return left == right }
             return false
         }
-        return lhs.withBytes { left in rhs.withBytes { right in haveSameBytes(left, right) } ?? false } ?? false
+        return unsafe lhs.withBytes { left in unsafe rhs.withBytes { right in unsafe haveSameBytes(left, right) } ?? false } ?? false
     }
 
     func hash(into hasher: inout Hasher) {
@@ -63,9 +66,9 @@ struct CredentialKey: Hashable, Sendable {
             hasher.combine(digest)
             return
         }
-        _ = withBytes { bytes in
+        _ = unsafe withBytes { bytes in
             hasher.combine(bytes.count)
-            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.suffix(32)))
+            unsafe hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.suffix(32)))
         }
     }
 }

@@ -2,6 +2,9 @@ public import AppNativeCore
 import AppNativeCrypto
 import AppNativeJSON
 
+// Unsafe: `tokenBytes` is the caller's buffer borrowed for the call; it is copied into a String or a
+// cache key before anything outlives the call.
+
 /// Verifies Entra ID tokens with every check of contract/auth.md §3 in its order and produces the
 /// identity of §5. Failures carry the reason code for logs; the HTTP answer comes from
 /// `AuthError.bearerStatus`.
@@ -65,8 +68,8 @@ public final class EntraTokenVerifier: Sendable {
     /// place): a token already verified is answered without building its `String`, which the app's
     /// repeated token would otherwise cost on every request.
     public func verifyImmediately(tokenBytes: UnsafeRawBufferPointer) -> ImmediateVerification {
-        if let cached = cachedVerdict(for: CredentialKey(utf8: tokenBytes)) { return cached }
-        let token = String(decoding: tokenBytes, as: UTF8.self)
+        if let cached = unsafe cachedVerdict(for: CredentialKey(utf8: tokenBytes)) { return cached }
+        let token = unsafe String(decoding: tokenBytes, as: UTF8.self)
         return verifyUncached(token, cacheKey: CredentialKey(token))
     }
 

@@ -1,5 +1,9 @@
 public import AppNativeHTTP
 
+// Unsafe: the header value buffers come from HTTPHeaders' `withFirstValueBytes`/`forEachValueBytes`,
+// valid inside those closures only; the token range is one found inside that value, and every
+// verdict or string made from it is a copy.
+
 /// What the gateway answers when a request does not authenticate (contract/auth.md §7): exact status,
 /// headers and body. The reason code is for logs only.
 public struct AuthRejection: Sendable, Equatable {
@@ -92,15 +96,15 @@ public final class RequestAuthenticator: Sendable {
     public func authenticateImmediately(headers: HTTPHeaders) -> AuthenticationOutcome {
         // `.some(nil)`: the ASCII field holds no bearer token; `nil`: not decided in place.
         var inPlace: AuthenticationOutcome?? = nil
-        let hasAuthorization = headers.withFirstValueBytes("Authorization") { value, isASCII in
-            guard isASCII, let found = BearerCredential.asciiTokenRange(value, knownASCII: true) else { return }
+        let hasAuthorization = unsafe headers.withFirstValueBytes("Authorization") { value, isASCII in
+            guard isASCII, let found = unsafe BearerCredential.asciiTokenRange(value, knownASCII: true) else { return }
             guard let range = found else {
                 inPlace = .some(nil)
                 return
             }
-            let token = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: value[range]))
-            inPlace = .some(outcome(verifier.verifyImmediately(tokenBytes: token)) {
-                String(decoding: token, as: UTF8.self)
+            let token = unsafe UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: value[range]))
+            inPlace = unsafe .some(outcome(verifier.verifyImmediately(tokenBytes: token)) {
+                unsafe String(decoding: token, as: UTF8.self)
             })
         }
         switch inPlace {
@@ -122,12 +126,12 @@ public final class RequestAuthenticator: Sendable {
         // (`SessionCookieAgreement`), whichever fields they sit in.
         var agreement = SessionCookieAgreement()
         var needsStrings = false
-        headers.forEachValueBytes("Cookie") { field, isASCII in
+        unsafe headers.forEachValueBytes("Cookie") { field, isASCII in
             guard isASCII else {
                 needsStrings = true
                 return false
             }
-            cookies.readSession(fromCookieField: field, into: &agreement)
+            unsafe cookies.readSession(fromCookieField: field, into: &agreement)
             return !agreement.isConflicting
         }
         if needsStrings { return cookieOutcome(headers.values("Cookie")) }

@@ -1,3 +1,7 @@
+// Unsafe: the encoder writes exactly `outputCount` bytes into a string buffer of that capacity and
+// reads `bytes[read...read+2]` only while three remain; the decoder's callers give an output of at
+// least `decodedCount(input.count)` bytes, and table indices are bytes (< 256) into 256-entry tables.
+
 /// Strict base64url without padding (RFC 7515 §2, RFC 4648 §5).
 ///
 /// Strict means: only the 64 URL-safe characters, no `=` padding, no whitespace, no length
@@ -33,10 +37,10 @@ public enum Base64URL: Sendable {
 
     /// Encodes bytes without padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        if let encoded = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0)) }) {
+        if let encoded = bytes.withContiguousStorageIfAvailable({ unsafe encode(UnsafeRawBufferPointer($0)) }) {
             return encoded
         }
-        return Array(bytes).withUnsafeBytes { encode($0) }
+        return unsafe Array(bytes).withUnsafeBytes { unsafe encode($0) }
     }
 
     /// Encodes bytes without padding, written straight into the string's storage.
@@ -44,28 +48,28 @@ public enum Base64URL: Sendable {
         let count = bytes.count
         let outputCount = (count * 4 + 2) / 3
         guard outputCount > 0 else { return "" }
-        return String(unsafeUninitializedCapacity: outputCount) { out in
-            alphabet.withUnsafeBufferPointer { table in
+        return unsafe String(unsafeUninitializedCapacity: outputCount) { out in
+            unsafe alphabet.withUnsafeBufferPointer { table in
                 var read = 0
                 var written = 0
                 while count - read >= 3 {
-                    let group = UInt32(bytes[read]) << 16 | UInt32(bytes[read + 1]) << 8 | UInt32(bytes[read + 2])
-                    out[written] = table[Int(group >> 18)]
-                    out[written + 1] = table[Int(group >> 12 & 0x3F)]
-                    out[written + 2] = table[Int(group >> 6 & 0x3F)]
-                    out[written + 3] = table[Int(group & 0x3F)]
+                    let group = unsafe UInt32(bytes[read]) << 16 | UInt32(bytes[read + 1]) << 8 | UInt32(bytes[read + 2])
+                    unsafe out[written] = unsafe table[Int(group >> 18)]
+                    unsafe out[written + 1] = unsafe table[Int(group >> 12 & 0x3F)]
+                    unsafe out[written + 2] = unsafe table[Int(group >> 6 & 0x3F)]
+                    unsafe out[written + 3] = unsafe table[Int(group & 0x3F)]
                     read += 3
                     written += 4
                 }
                 if count - read == 2 {
-                    let group = UInt32(bytes[read]) << 16 | UInt32(bytes[read + 1]) << 8
-                    out[written] = table[Int(group >> 18)]
-                    out[written + 1] = table[Int(group >> 12 & 0x3F)]
-                    out[written + 2] = table[Int(group >> 6 & 0x3F)]
+                    let group = unsafe UInt32(bytes[read]) << 16 | UInt32(bytes[read + 1]) << 8
+                    unsafe out[written] = unsafe table[Int(group >> 18)]
+                    unsafe out[written + 1] = unsafe table[Int(group >> 12 & 0x3F)]
+                    unsafe out[written + 2] = unsafe table[Int(group >> 6 & 0x3F)]
                 } else if count - read == 1 {
-                    let group = UInt32(bytes[read]) << 16
-                    out[written] = table[Int(group >> 18)]
-                    out[written + 1] = table[Int(group >> 12 & 0x3F)]
+                    let group = unsafe UInt32(bytes[read]) << 16
+                    unsafe out[written] = unsafe table[Int(group >> 18)]
+                    unsafe out[written + 1] = unsafe table[Int(group >> 12 & 0x3F)]
                 }
             }
             return outputCount
@@ -79,8 +83,8 @@ public enum Base64URL: Sendable {
     public static func decode(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let outputCount = decodedCount(input.count) else { return nil }
         var isValid = true
-        let out = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
-            isValid = decode(input, into: UnsafeMutableRawBufferPointer(buffer))
+        let out = unsafe [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+            isValid = unsafe decode(input, into: UnsafeMutableRawBufferPointer(buffer))
             initialized = isValid ? outputCount : 0
         }
         return isValid ? out : nil
@@ -102,37 +106,37 @@ public enum Base64URL: Sendable {
         let count = input.count
         let remainder = count % 4
         if count == 0 { return true }
-        guard remainder != 1, let source = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+        guard remainder != 1, let source = unsafe input.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             return false
         }
-        let buffer = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        return decodeTables.withUnsafeBufferPointer { tables in
-            let t0 = tables.baseAddress!, t1 = t0 + 256, t2 = t0 + 512, t3 = t0 + 768
+        let buffer = unsafe output.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        return unsafe decodeTables.withUnsafeBufferPointer { tables in
+            let t0 = tables.baseAddress!, t1 = unsafe t0 + 256, t2 = unsafe t0 + 512, t3 = unsafe t0 + 768
             var index = 0
             var written = 0
             let fullEnd = count - remainder
             var bad: UInt32 = 0
             while index < fullEnd {
-                let group = t0[Int(source[index])] | t1[Int(source[index + 1])] | t2[Int(source[index + 2])]
+                let group = unsafe t0[Int(source[index])] | t1[Int(source[index + 1])] | t2[Int(source[index + 2])]
                     | t3[Int(source[index + 3])]
                 bad |= group
-                buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
-                buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                buffer[written + 2] = UInt8(truncatingIfNeeded: group)
+                unsafe buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+                unsafe buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                unsafe buffer[written + 2] = UInt8(truncatingIfNeeded: group)
                 index += 4
                 written += 3
             }
             if remainder == 2 {
-                let group = t0[Int(source[index])] | t1[Int(source[index + 1])]
+                let group = unsafe t0[Int(source[index])] | t1[Int(source[index + 1])]
                 // Canonical: the 4 unused low bits of the last character are zero.
                 bad |= group | (group & 0xF000 != 0 ? 0x8000_0000 : 0)
-                buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+                unsafe buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
             } else if remainder == 3 {
-                let group = t0[Int(source[index])] | t1[Int(source[index + 1])] | t2[Int(source[index + 2])]
+                let group = unsafe t0[Int(source[index])] | t1[Int(source[index + 1])] | t2[Int(source[index + 2])]
                 // Canonical: the 2 unused low bits of the last character are zero.
                 bad |= group | (group & 0x00C0 != 0 ? 0x8000_0000 : 0)
-                buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
-                buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                unsafe buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+                unsafe buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
             }
             return bad & 0x8000_0000 == 0
         }
@@ -141,6 +145,6 @@ public enum Base64URL: Sendable {
     /// Decodes the UTF-8 bytes of `text` strictly.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var copy = String(text)
-        return copy.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
+        return copy.withUTF8 { unsafe decode(UnsafeRawBufferPointer($0)) }
     }
 }

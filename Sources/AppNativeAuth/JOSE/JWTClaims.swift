@@ -1,5 +1,7 @@
 public import AppNativeJSON
 
+// Unsafe: claim bytes are borrowed from the JSON object view for the comparison only.
+
 /// The verified claims of a JWT, with typed readers.
 ///
 /// Kept as a validated view of the payload bytes: the verifier reads about a dozen claims once
@@ -29,14 +31,14 @@ public struct JWTClaims: Sendable {
     /// in UTF-8: RFC 7519 §2 StringOrURI values are compared without any normalisation); `nil`
     /// when the claim is absent or not a string. Builds no `String` for the claim.
     public func string(_ name: String, isOneOf candidates: [String]) -> Bool? {
-        view.withStringBytes(name) { Self.isOne(of: candidates, UnsafeRawBufferPointer($0)) }
+        unsafe view.withStringBytes(name) { unsafe Self.isOne(of: candidates, UnsafeRawBufferPointer($0)) }
     }
 
     /// Whether `value` (UTF-8) is one of `candidates`, compared byte for byte.
     static func isOne(of candidates: [String], _ value: UnsafeRawBufferPointer) -> Bool {
         candidates.contains { candidate in
             var candidate = candidate
-            return candidate.withUTF8 { haveSameBytes(UnsafeRawBufferPointer($0), value) }
+            return candidate.withUTF8 { unsafe haveSameBytes(UnsafeRawBufferPointer($0), value) }
         }
     }
 

@@ -1,5 +1,7 @@
 public import AppNativeCrypto
 
+// Unsafe: the signature and signing input are buffers borrowed for the verification call only.
+
 /// A verification key bound to the one algorithm it may be used with (RFC 8725 §3.1:
 /// the key, not the token header, decides the algorithm).
 public enum JWTVerificationKey: Sendable {
@@ -17,17 +19,17 @@ public enum JWTVerificationKey: Sendable {
     }
 
     func isValidSignature(_ signature: [UInt8], signingInput: UnsafeRawBufferPointer) -> Bool {
-        signature.withUnsafeBytes { isValidSignature($0, signingInput: signingInput) }
+        unsafe signature.withUnsafeBytes { unsafe isValidSignature($0, signingInput: signingInput) }
     }
 
     func isValidSignature(_ signature: UnsafeRawBufferPointer, signingInput: UnsafeRawBufferPointer) -> Bool {
         switch self {
         case .rsa(let key):
-            key.isValidPKCS1v15SHA256Signature(signature, for: signingInput)
+            unsafe key.isValidPKCS1v15SHA256Signature(signature, for: signingInput)
         case .hmac(let key):
-            key.isValidAuthenticationCode(signature, for: signingInput)
+            unsafe key.isValidAuthenticationCode(signature, for: signingInput)
         case .p256(let key):
-            key.isValidSignature(rawRS: signature, for: signingInput)
+            unsafe key.isValidSignature(rawRS: signature, for: signingInput)
         }
     }
 }

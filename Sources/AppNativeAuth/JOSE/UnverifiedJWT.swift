@@ -2,6 +2,10 @@ public import AppNativeJSON
 import AppNativeCore
 import Glibc
 
+// Unsafe: the token's bytes are borrowed for the call; memchr searches `bytes.count - start` bytes
+// from `start < bytes.count`; every segment is a range between the dots found inside the token;
+// the signature is decoded into a temporary allocation of `decodedCount` bytes.
+
 /// A compact JWS whose header has been checked but whose signature has not (yet).
 ///
 /// Splitting verification in two lets the key lookup, which may have to wait for a JWKS
@@ -28,9 +32,9 @@ public struct UnverifiedJWT: Sendable {
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return (0, -1, -1) }
             // memchr: the token is up to 16 KiB and scanned for three dots.
             func dot(after start: Int) -> Int {
-                guard start < bytes.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+                guard start < bytes.count, let found = unsafe memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
                 else { return -1 }
-                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                return unsafe base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             }
             let first = dot(after: 0)
             let second = first < 0 ? -1 : dot(after: first + 1)
@@ -47,7 +51,7 @@ public struct UnverifiedJWT: Sendable {
         }
         let entry = try text.withUTF8 { bytes in
             Result { () throws(AuthError) in
-                try Self.header(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<shape.first])))
+                unsafe try Self.header(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<shape.first])))
             }
         }.get()
         // RFC 7515 §4.1.11: a recipient must reject `crit` extensions it does not understand; we understand none.
@@ -80,7 +84,7 @@ public struct UnverifiedJWT: Sendable {
         var text = token
         let claims = try text.withUTF8 { bytes in
             Result { () throws(AuthError) in
-                try Self.decodeClaims(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])))
+                unsafe try Self.decodeClaims(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])))
             }
         }.get()
         // Step 7.
@@ -99,7 +103,7 @@ public struct UnverifiedJWT: Sendable {
         }
         var text = token
         let payload = text.withUTF8 { raw in
-            Base64URL.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw[(firstDot + 1)..<secondDot])))
+            unsafe Base64URL.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw[(firstDot + 1)..<secondDot])))
         }
         guard let payload else { throw AuthError(.invalid, "payload is not base64url") }
         try checkSignature(with: key)
@@ -109,12 +113,12 @@ public struct UnverifiedJWT: Sendable {
     private func checkSignature(with key: JWTVerificationKey) throws(AuthError) {
         var text = token
         let outcome = text.withUTF8 { bytes -> Bool? in
-            let segment = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...]))
+            let segment = unsafe UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...]))
             guard let count = Base64URL.decodedCount(segment.count), count > 0 else { return nil }
             // Decoded on the stack: a signature is at most 1 KiB (RSA-8192).
-            return withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { signature -> Bool? in
-                guard Base64URL.decode(segment, into: signature) else { return nil }
-                return key.isValidSignature(
+            return unsafe withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { signature -> Bool? in
+                guard unsafe Base64URL.decode(segment, into: signature) else { return nil }
+                return unsafe key.isValidSignature(
                     UnsafeRawBufferPointer(signature), signingInput: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<secondDot])))
             }
         }
@@ -169,7 +173,7 @@ public struct UnverifiedJWT: Sendable {
                 ?? claims.stringList("aud").map { values in
                     values.contains { value in
                         var value = value
-                        return value.withUTF8 { JWTClaims.isOne(of: audiences, UnsafeRawBufferPointer($0)) }
+                        return value.withUTF8 { unsafe JWTClaims.isOne(of: audiences, UnsafeRawBufferPointer($0)) }
                     }
                 }
             guard matches == true else { throw AuthError(.audience, "claim aud has no allowed audience") }
@@ -197,7 +201,7 @@ public struct UnverifiedJWT: Sendable {
         }
 
         func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
-            segment.withUnsafeBytes { haveSameBytes($0, bytes) }
+            unsafe segment.withUnsafeBytes { unsafe haveSameBytes($0, bytes) }
         }
     }
 
@@ -211,11 +215,11 @@ public struct UnverifiedJWT: Sendable {
 
     private static func header(_ segment: UnsafeRawBufferPointer) throws(AuthError) -> HeaderEntry {
         let cached = headerCache.withLock { entries -> HeaderEntry? in
-            for entry in entries where entry.matches(segment) { return entry }
+            for entry in entries where unsafe entry.matches(segment) { return entry }
             return nil
         }
         if let cached { return cached }
-        let entry = HeaderEntry(
+        let entry = unsafe HeaderEntry(
             segment: Array(segment), header: try decodeObject(segment, code: .malformed, what: "header"))
         headerCache.withLock { entries in
             if entries.count >= headerCacheCapacity { entries.removeAll(keepingCapacity: true) }
@@ -231,13 +235,13 @@ public struct UnverifiedJWT: Sendable {
     ) throws(AuthError) -> JSONObject {
         guard let count = Base64URL.decodedCount(segment.count) else { throw AuthError(code, "\(what) is not base64url") }
         // Decoded into a temporary buffer (on the stack for ordinary tokens) and parsed from there.
-        let result = withUnsafeTemporaryAllocation(byteCount: max(count, 1), alignment: 8) {
+        let result = unsafe withUnsafeTemporaryAllocation(byteCount: max(count, 1), alignment: 8) {
             buffer -> Result<JSONValue, AuthError> in
-            guard Base64URL.decode(segment, into: buffer) else {
+            guard unsafe Base64URL.decode(segment, into: buffer) else {
                 return .failure(AuthError(code, "\(what) is not base64url"))
             }
             do throws(JSONError) {
-                return .success(
+                return unsafe .success(
                     try JSONParser(options: jwtParserOptions).parse(UnsafeRawBufferPointer(rebasing: buffer[..<count])))
             } catch {
                 return .failure(AuthError(code, "\(what) is not valid JSON (\(error.code))"))
@@ -251,8 +255,8 @@ public struct UnverifiedJWT: Sendable {
     private static func decodeClaims(_ segment: UnsafeRawBufferPointer) throws(AuthError) -> JWTClaims {
         guard let count = Base64URL.decodedCount(segment.count) else { throw AuthError(.invalid, "payload is not base64url") }
         var isBase64URL = true
-        let decoded = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            isBase64URL = Base64URL.decode(segment, into: UnsafeMutableRawBufferPointer(buffer))
+        let decoded = unsafe [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            isBase64URL = unsafe Base64URL.decode(segment, into: UnsafeMutableRawBufferPointer(buffer))
             initialized = isBase64URL ? count : 0
         }
         guard isBase64URL else { throw AuthError(.invalid, "payload is not base64url") }

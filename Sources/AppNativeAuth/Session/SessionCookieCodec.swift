@@ -3,6 +3,10 @@ import AppNativeCrypto
 import AppNativeHTTP
 import AppNativeJSON
 
+// Unsafe: the Cookie field bytes come from HTTPHeaders' `forEachValueBytes`, valid inside its closure
+// only; a cookie value is a range found inside that field, and the cache key and string made from it
+// are copies.
+
 /// Issues and reads the stateless session cookie of contract/auth.md §8: an HS256 JWT whose claims match
 /// the Python reference, so replicas in either language read each other's cookies.
 ///
@@ -121,13 +125,13 @@ public final class SessionCookieCodec: Sendable {
 
     /// `identity(fromCookieHeaders:)` for one `Cookie` field given as its bytes.
     public func identity(fromCookieField field: UnsafeBufferPointer<UInt8>) -> VerifiedIdentity? {
-        try? verdict(fromCookieField: field)?.get()
+        unsafe try? verdict(fromCookieField: field)?.get()
     }
 
     /// `verdict(fromCookieHeaders:)` for one `Cookie` field given as its bytes.
     public func verdict(fromCookieField field: UnsafeBufferPointer<UInt8>) -> Result<VerifiedIdentity, AuthError>? {
         var agreement = SessionCookieAgreement()
-        readSession(fromCookieField: field, into: &agreement)
+        unsafe readSession(fromCookieField: field, into: &agreement)
         return agreement.verdict
     }
 
@@ -136,17 +140,17 @@ public final class SessionCookieCodec: Sendable {
     /// value. The caller passes only fields without obs-text (those go through the string entry
     /// point), and calls this for each field of a request.
     public func readSession(fromCookieField field: UnsafeBufferPointer<UInt8>, into agreement: inout SessionCookieAgreement) {
-        CookieHeader.forEachValue(named: settings.name, in: field) { value in
+        unsafe CookieHeader.forEachValue(named: settings.name, in: field) { value in
             let bytes = UnsafeRawBufferPointer(value)
-            guard !bytes.isEmpty else { return true }
+            guard unsafe !bytes.isEmpty else { return true }
             let now = time.wallSeconds
-            switch cachedIdentity(for: CredentialKey(utf8: bytes), now: now) {
+            switch unsafe cachedIdentity(for: CredentialKey(utf8: bytes), now: now) {
             case .some(.success(let identity)):
                 agreement.add(identity)
             case .some(.failure(let error)):
                 agreement.refuse(error)  // the next cookie of that name may still do
             case nil:
-                switch Result(catching: { () throws(AuthError) in try verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now) }) {
+                switch Result(catching: { () throws(AuthError) in unsafe try verifiedAndCached(String(decoding: bytes, as: UTF8.self), now: now) }) {
                 case .success(let identity): agreement.add(identity)
                 case .failure(let error): agreement.refuse(error)
                 }

@@ -1,3 +1,6 @@
+// Unsafe: the decoder writes `written < outputCount` bytes into a SecretBytes buffer of `outputCount`
+// bytes, and cleanses its scratch symbols through their own buffer.
+
 /// Strict standard base64 (RFC 4648 §4) for PEM bodies: padded to a multiple of four, `=` only
 /// at the end, canonical trailing bits. Decodes straight into wiped storage.
 enum Base64 {
@@ -6,7 +9,7 @@ enum Base64 {
         var symbols = [UInt8]()
         symbols.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count })
         for line in lines { symbols.append(contentsOf: line.utf8) }
-        defer { symbols.withUnsafeMutableBytes { OpenSSLMemory.cleanse($0) } }
+        defer { unsafe symbols.withUnsafeMutableBytes { unsafe OpenSSLMemory.cleanse($0) } }
 
         guard !symbols.isEmpty, symbols.count % 4 == 0 else { return nil }
         var padding = 0
@@ -14,7 +17,7 @@ enum Base64 {
         if symbols[symbols.count - 2] == UInt8(ascii: "=") { padding += 1 }
         let outputCount = symbols.count / 4 * 3 - padding
 
-        return try? SecretBytes(count: outputCount) { (output: UnsafeMutableRawBufferPointer) throws(DecodingFailure) in
+        return unsafe try? SecretBytes(count: outputCount) { (output: UnsafeMutableRawBufferPointer) throws(DecodingFailure) in
             var written = 0
             var index = 0
             while index < symbols.count {
@@ -37,7 +40,7 @@ enum Base64 {
                 if isLastQuad, padding == 2, quad & 0xffff != 0 { throw DecodingFailure() }
                 let produced = isLastQuad ? 3 - padding : 3
                 for byteIndex in 0..<produced {
-                    output[written] = UInt8(truncatingIfNeeded: quad >> (16 - 8 * UInt32(byteIndex)))
+                    unsafe output[written] = UInt8(truncatingIfNeeded: quad >> (16 - 8 * UInt32(byteIndex)))
                     written += 1
                 }
                 index += 4

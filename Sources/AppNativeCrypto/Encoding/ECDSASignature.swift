@@ -1,3 +1,6 @@
+// Unsafe (at the OpenSSL boundary and in the DER reader): the DER bytes are borrowed for the parse,
+// every read is checked against `bytes.count` first, and OpenSSL is given buffers with their lengths.
+
 /// An ECDSA P-256 signature (r, s), each held as 32 big-endian bytes.
 ///
 /// Converts between the two wire forms: IEEE P1363 `r || s` (JWS ES256, RFC 7518 §3.4) and
@@ -19,8 +22,8 @@ struct ECDSASignature {
     /// From `r || s`: exactly 64 bytes with both halves in [1, n − 1].
     init?(rawRS: UnsafeRawBufferPointer) {
         guard rawRS.count == 2 * Self.scalarByteCount else { return nil }
-        let r = Array(rawRS[0..<Self.scalarByteCount])
-        let s = Array(rawRS[Self.scalarByteCount...])
+        let r = unsafe Array(rawRS[0..<Self.scalarByteCount])
+        let s = unsafe Array(rawRS[Self.scalarByteCount...])
         guard Self.isInRange(r), Self.isInRange(s) else { return nil }
         self.r = r
         self.s = s
@@ -29,9 +32,9 @@ struct ECDSASignature {
     /// From strict DER: short-form lengths only (the structure is under 128 bytes), minimal
     /// non-negative INTEGERs, nothing after the SEQUENCE, and both values in [1, n − 1].
     init?(der: UnsafeRawBufferPointer) {
-        var reader = Reader(bytes: der)
-        guard let sequence = reader.element(tag: 0x30), reader.isAtEnd else { return nil }
-        var inner = Reader(bytes: sequence)
+        var reader = unsafe Reader(bytes: der)
+        guard let sequence = unsafe reader.element(tag: 0x30), reader.isAtEnd else { return nil }
+        var inner = unsafe Reader(bytes: sequence)
         guard let r = inner.unsignedInteger(), let s = inner.unsignedInteger(), inner.isAtEnd else { return nil }
         guard Self.isInRange(r), Self.isInRange(s) else { return nil }
         self.r = r
@@ -50,34 +53,37 @@ struct ECDSASignature {
         return value.lexicographicallyPrecedes(p256Order)
     }
 
+    @safe
     private struct Reader {
+        // @safe: made only inside `withUnsafeBytes` over the DER input and dropped before it returns;
+        // every read is checked against `bytes.count`.
         let bytes: UnsafeRawBufferPointer
         var offset = 0
 
-        var isAtEnd: Bool { offset == bytes.count }
+        var isAtEnd: Bool { unsafe offset == bytes.count }
 
         /// The contents of the next element with `tag`, which must use a short-form length.
         mutating func element(tag: UInt8) -> UnsafeRawBufferPointer? {
-            guard bytes.count - offset >= 2, bytes[offset] == tag else { return nil }
-            let length = Int(bytes[offset + 1])
-            guard length < 0x80, bytes.count - offset - 2 >= length else { return nil }
+            guard unsafe bytes.count - offset >= 2, unsafe bytes[offset] == tag else { return nil }
+            let length = unsafe Int(bytes[offset + 1])
+            guard length < 0x80, unsafe bytes.count - offset - 2 >= length else { return nil }
             let start = offset + 2
             offset = start + length
-            return UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+            return unsafe UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
         }
 
         /// The next INTEGER as a 32-byte big-endian magnitude; nil if negative, non-minimal,
         /// empty or wider than 32 bytes.
         mutating func unsignedInteger() -> [UInt8]? {
-            guard let contents = element(tag: 0x02), !contents.isEmpty else { return nil }
-            if contents[0] & 0x80 != 0 { return nil }
-            var magnitude = contents[...]
-            if contents[0] == 0 {
-                guard contents.count > 1, contents[1] & 0x80 != 0 else { return nil }
-                magnitude = contents[1...]
+            guard let contents = unsafe element(tag: 0x02), unsafe !contents.isEmpty else { return nil }
+            if unsafe contents[0] & 0x80 != 0 { return nil }
+            var magnitude = unsafe contents[...]
+            if unsafe contents[0] == 0 {
+                guard contents.count > 1, unsafe contents[1] & 0x80 != 0 else { return nil }
+                unsafe magnitude = contents[1...]
             }
-            guard magnitude.count <= ECDSASignature.scalarByteCount else { return nil }
-            return [UInt8](repeating: 0, count: ECDSASignature.scalarByteCount - magnitude.count) + magnitude
+            guard unsafe magnitude.count <= ECDSASignature.scalarByteCount else { return nil }
+            return unsafe [UInt8](repeating: 0, count: ECDSASignature.scalarByteCount - magnitude.count) + magnitude
         }
     }
 }

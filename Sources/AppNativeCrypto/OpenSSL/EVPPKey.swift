@@ -1,7 +1,11 @@
 internal import CAppNativeOpenSSL
 
 /// Owns one `EVP_PKEY`: a parsed or generated RSA or EC key.
+@safe
 final class EVPPKey: @unchecked Sendable {
+    // @safe: the C handle is created in init, never leaves this module, and is freed once in deinit.
+    // Every `unsafe` call in it passes that live handle, and buffers borrowed (with their lengths) from
+    // `withUnsafeBytes` or `withUnsafeMutableBytes` for the duration of that call only.
     // Invariant: the EVP_PKEY is built completely before this object exists and is never mutated
     // afterwards; all per-operation state lives in EVPPKeyContext objects, each used by one
     // thread at a time. That is the condition under which OpenSSL allows one EVP_PKEY to be used
@@ -9,16 +13,16 @@ final class EVPPKey: @unchecked Sendable {
     private let pointer: OpaquePointer
 
     init(owning pointer: OpaquePointer) {
-        self.pointer = pointer
+        unsafe self.pointer = pointer
     }
 
     deinit {
-        EVP_PKEY_free(pointer)
+        unsafe EVP_PKEY_free(pointer)
     }
 
     /// Lends the raw pointer for one call while this object is guaranteed alive.
     func withPointer<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
-        try withExtendedLifetime(self) { try body(pointer) }
+        try withExtendedLifetime(self) { unsafe try body(pointer) }
     }
 
     // MARK: Decoding
@@ -27,14 +31,14 @@ final class EVPPKey: @unchecked Sendable {
     /// bytes follow the structure.
     static func decodeSubjectPublicKeyInfo(_ der: UnsafeRawBufferPointer) -> EVPPKey? {
         guard let base = der.baseAddress, der.count > 0 else { return nil }
-        let start = base.assumingMemoryBound(to: UInt8.self)
-        var cursor: UnsafePointer<UInt8>? = UnsafePointer(start)
-        guard let decoded = d2i_PUBKEY(nil, &cursor, der.count) else {
+        let start = unsafe base.assumingMemoryBound(to: UInt8.self)
+        var cursor: UnsafePointer<UInt8>? = unsafe UnsafePointer(start)
+        guard let decoded = unsafe d2i_PUBKEY(nil, &cursor, der.count) else {
             OpenSSLErrorQueue.clear()
             return nil
         }
-        let key = EVPPKey(owning: decoded)
-        guard cursor == UnsafePointer(start + der.count) else { return nil }
+        let key = unsafe EVPPKey(owning: decoded)
+        guard unsafe cursor == UnsafePointer(start + der.count) else { return nil }
         return key
     }
 
@@ -43,16 +47,16 @@ final class EVPPKey: @unchecked Sendable {
     /// follow the structure.
     static func decodePrivateKey(_ der: UnsafeRawBufferPointer) -> EVPPKey? {
         guard let base = der.baseAddress, der.count > 0 else { return nil }
-        let start = base.assumingMemoryBound(to: UInt8.self)
-        var cursor: UnsafePointer<UInt8>? = UnsafePointer(start)
-        guard let decoded = d2i_AutoPrivateKey_ex(nil, &cursor, der.count, nil, nil) else {
+        let start = unsafe base.assumingMemoryBound(to: UInt8.self)
+        var cursor: UnsafePointer<UInt8>? = unsafe UnsafePointer(start)
+        guard let decoded = unsafe d2i_AutoPrivateKey_ex(nil, &cursor, der.count, nil, nil) else {
             OpenSSLErrorQueue.clear()
             return nil
         }
         // The decoders try several structures and may leave entries even on success.
         OpenSSLErrorQueue.clear()
-        let key = EVPPKey(owning: decoded)
-        guard cursor == UnsafePointer(start + der.count) else { return nil }
+        let key = unsafe EVPPKey(owning: decoded)
+        guard unsafe cursor == UnsafePointer(start + der.count) else { return nil }
         return key
     }
 
@@ -88,18 +92,18 @@ final class EVPPKey: @unchecked Sendable {
 
     /// Whether the key's type is `name` ("RSA", "RSA-PSS", "EC", ...).
     func isA(_ name: String) -> Bool {
-        EVP_PKEY_is_a(pointer, name) == 1
+        unsafe EVP_PKEY_is_a(pointer, name) == 1
     }
 
     /// The largest signature this key produces (`EVP_PKEY_get_size`).
-    var maximumSignatureByteCount: Int { Int(EVP_PKEY_get_size(pointer)) }
+    var maximumSignatureByteCount: Int { unsafe Int(EVP_PKEY_get_size(pointer)) }
 
     /// The EC group's short name (`"prime256v1"` for P-256), or nil for other keys and for
     /// explicit curve parameters.
     var groupName: String? {
         var buffer = [CChar](repeating: 0, count: 64)
         var length = 0
-        let status = EVP_PKEY_get_group_name(pointer, &buffer, buffer.count, &length)
+        let status = unsafe EVP_PKEY_get_group_name(pointer, &buffer, buffer.count, &length)
         guard status == 1, length > 0, length < buffer.count else {
             OpenSSLErrorQueue.clear()
             return nil
@@ -115,11 +119,11 @@ final class EVPPKey: @unchecked Sendable {
 
     private func bigNumber(_ name: String) -> BigNumber? {
         var value: OpaquePointer?
-        guard EVP_PKEY_get_bn_param(pointer, name, &value) == 1, let value else {
+        guard unsafe EVP_PKEY_get_bn_param(pointer, name, &value) == 1, let value = unsafe value else {
             OpenSSLErrorQueue.clear()
             return nil
         }
-        return BigNumber(owning: value)
+        return unsafe BigNumber(owning: value)
     }
 
     /// The EC public point's affine x coordinate.
@@ -130,11 +134,11 @@ final class EVPPKey: @unchecked Sendable {
 
     /// The public key as DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7).
     var subjectPublicKeyInfoDER: [UInt8] {
-        let length = Int(i2d_PUBKEY(pointer, nil))
+        let length = unsafe Int(i2d_PUBKEY(pointer, nil))
         precondition(length > 0, "i2d_PUBKEY could not size a key it decoded or generated")
-        return [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+        return unsafe [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
             var cursor = buffer.baseAddress
-            let written = Int(i2d_PUBKEY(pointer, &cursor))
+            let written = unsafe Int(i2d_PUBKEY(pointer, &cursor))
             precondition(written == length, "i2d_PUBKEY wrote an unexpected length")
             initialized = written
         }
@@ -143,7 +147,7 @@ final class EVPPKey: @unchecked Sendable {
     /// The private key as unencrypted PKCS #8 PEM (the `PRIVATE KEY` label of RFC 7468 §10).
     var pkcs8PEM: String {
         guard let bio = MemoryBIO(),
-            PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1
+            unsafe PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1
         else {
             OpenSSLErrorQueue.clear()
             preconditionFailure("PEM_write_bio_PKCS8PrivateKey failed for a key that holds private material")

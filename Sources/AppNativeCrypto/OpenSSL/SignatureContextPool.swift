@@ -1,3 +1,6 @@
+// Unsafe: the contexts it lends are used by one call at a time; signatures and digests are buffers
+// borrowed for that call.
+
 /// Prepared signing or verification contexts for one key, reused across calls.
 ///
 /// OpenSSL 3.0 re-fetches the signature algorithm and the digest every time a context is
@@ -33,7 +36,7 @@ final class SignatureContextPool: Sendable {
             OpenSSLErrorQueue.clear()
             return false
         }
-        let isValid = context.verify(signature: signature, digest: digest)
+        let isValid = unsafe context.verify(signature: signature, digest: digest)
         if !isValid { OpenSSLErrorQueue.clear() }
         verifiers.park(context)
         return isValid
@@ -42,7 +45,7 @@ final class SignatureContextPool: Sendable {
     /// The signature of the SHA-256 `digest` (RSA: exactly the modulus length; EC: DER).
     func sign(sha256Digest digest: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let context = signers.take() ?? prepared(forSigning: true),
-            let signature = context.sign(digest: digest, maximumByteCount: key.maximumSignatureByteCount)
+            let signature = unsafe context.sign(digest: digest, maximumByteCount: key.maximumSignatureByteCount)
         else {
             OpenSSLErrorQueue.clear()
             return nil

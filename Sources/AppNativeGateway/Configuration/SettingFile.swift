@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 
+// Unsafe: stat(2) writes one struct stat into a local one; strerror returns a NUL-terminated string.
+
 /// A setting's value kept in a file (`SESSION_SECRET_FILE=/run/secrets/session`), as Docker and
 /// Kubernetes mount secrets.
 ///
@@ -37,10 +39,10 @@ public struct SettingFile: Sendable, Hashable {
     public func read() throws(Unusable) -> String {
         // stat follows symlinks: the target in force now is what is checked and then read.
         var info = stat()
-        guard stat(path, &info) == 0 else { throw unusable("cannot be read (\(String(cString: strerror(errno))))") }
+        guard unsafe stat(path, &info) == 0 else { throw unusable(unsafe "cannot be read (\(String(cString: strerror(errno))))") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw unusable("is not a regular file") }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw unusable("cannot be read (\(String(cString: strerror(errno))))")
+            throw unusable(unsafe "cannot be read (\(String(cString: strerror(errno))))")
         }
         defer { try? handle.close() }
         let data: Data?

@@ -114,6 +114,7 @@ enum NativeContract {
 
     private static func parse(_ body: [UInt8]) -> JSONValue? {
         guard !body.isEmpty else { return nil }
-        return try? body.withUnsafeBytes { bytes throws(JSONError) in try JSONParser().parse(bytes) }
+        // Unsafe: the parser reads the body only during the call that lends it.
+        return unsafe try? body.withUnsafeBytes { bytes throws(JSONError) in unsafe try JSONParser().parse(bytes) }
     }
 }

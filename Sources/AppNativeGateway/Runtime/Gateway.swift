@@ -11,6 +11,9 @@ internal import CAppNativeLinux
 import Foundation
 import Glibc
 
+// Unsafe (signal set-up): the signal list is borrowed with its count for the C call; poll(2) is
+// given one local pollfd.
+
 /// The running gateway: the public server, the admin server, and their lifecycle.
 public final class Gateway: Sendable {
     public let configuration: GatewayConfiguration
@@ -267,16 +270,16 @@ public enum ProcessSignals: Sendable {
     /// Blocks the handled signals (call before starting any thread) and ignores SIGPIPE.
     public static func blockHandledSignals() {
         signal(SIGPIPE, SIG_IGN)
-        _ = handled.withUnsafeBufferPointer { appnative_block_signals($0.baseAddress, Int32($0.count)) }
+        _ = unsafe handled.withUnsafeBufferPointer { unsafe appnative_block_signals($0.baseAddress, Int32($0.count)) }
     }
 
     /// Waits for the next handled signal and returns it.
     public static func wait() -> Int32 {
-        let fd = handled.withUnsafeBufferPointer { appnative_signalfd_create($0.baseAddress, Int32($0.count)) }
+        let fd = unsafe handled.withUnsafeBufferPointer { unsafe appnative_signalfd_create($0.baseAddress, Int32($0.count)) }
         defer { close(fd) }
         var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while true {
-            _ = Glibc.poll(&poll, 1, -1)
+            _ = unsafe Glibc.poll(&poll, 1, -1)
             let signal = appnative_signalfd_read(fd)
             if signal > 0 { return signal }
         }

@@ -13,23 +13,23 @@ enum RequestPath {
     static func checked(_ target: String) -> String? {
         // Targets the HTTP parser accepted are visible ASCII (RFC 9112 §3.2): checked over bytes,
         // with the same rules as the general path below, which handles anything else.
-        var text = target
-        if let result = text.withUTF8({ asciiChecked($0) }) { return result }
+        if let result = asciiChecked(target) { return result }
         return characterChecked(target)
     }
 
     /// `checked` for a target of visible ASCII bytes only; `nil` (outer) for any other target.
-    private static func asciiChecked(_ bytes: UnsafeBufferPointer<UInt8>) -> String?? {
-        for byte in bytes where byte < 0x21 || byte > 0x7E { return nil }
+    private static func asciiChecked(_ target: String) -> String?? {
+        let bytes = target.utf8.span
+        for index in bytes.indices where bytes[index] < 0x21 || bytes[index] > 0x7E { return nil }
         let slash = UInt8(ascii: "/")
         var end = bytes.count
-        for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "?") {
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "?") {
             end = index
             break
         }
         if end == 1 && bytes[0] == UInt8(ascii: "*") { return .some("*") }
         var start = 0
-        if hasPrefixIgnoringCase(bytes, end, "http://") || hasPrefixIgnoringCase(bytes, end, "https://") {
+        if hasPrefixIgnoringCase(bytes, end, httpPrefix) || hasPrefixIgnoringCase(bytes, end, httpsPrefix) {
             var colon = 0
             while bytes[colon] != UInt8(ascii: ":") { colon += 1 }
             var found: Int?
@@ -67,26 +67,36 @@ enum RequestPath {
             }
             guard index + 2 < end else { return .some(nil) }
             // The stdlib parse, as the general path uses (it also takes a sign: "+a", "-0").
-            let digits = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(index + 3)]), as: UTF8.self)
-            guard let value = UInt8(digits, radix: 16) else { return .some(nil) }
+            guard let value = UInt8(asciiText(target, index + 1, index + 3), radix: 16) else { return .some(nil) }
             let isUnreserved = (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value) || (0x30...0x39).contains(value)
                 || value == 0x2D || value == 0x2E || value == 0x5F || value == 0x7E
             if isUnreserved || value == 0x2F || value == 0x5C { return .some(nil) }
             index += 3
         }
-        return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+        return .some(asciiText(target, start, end))
     }
 
-    private static func hasPrefixIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ end: Int, _ prefix: StaticString) -> Bool {
-        let count = prefix.utf8CodeUnitCount
-        guard end >= count else { return false }
-        let expected = prefix.utf8Start
-        for index in 0..<count {
+    private static let httpPrefix = Array("http://".utf8)
+    private static let httpsPrefix = Array("https://".utf8)
+
+    private static func hasPrefixIgnoringCase(_ bytes: Span<UInt8>, _ end: Int, _ prefix: [UInt8]) -> Bool {
+        guard end >= prefix.count else { return false }
+        for index in prefix.indices {
             var byte = bytes[index]
             if byte &- UInt8(ascii: "A") < 26 { byte |= 0x20 }
-            if byte != expected[index] { return false }
+            if byte != prefix[index] { return false }
         }
         return true
+    }
+
+    /// The bytes `start..<end` of an ASCII `target` as a string: every offset is a character
+    /// boundary, and a native string's UTF-8 view moves by offsets in constant time.
+    private static func asciiText(_ target: String, _ start: Int, _ end: Int) -> String {
+        let utf8 = target.utf8
+        // The common origin-form target without a query is its own path: no copy.
+        if start == 0 && end == utf8.count { return target }
+        let from = utf8.index(utf8.startIndex, offsetBy: start)
+        return String(Substring(utf8[from..<utf8.index(from, offsetBy: end - start)]))
     }
 
     private static func characterChecked(_ target: String) -> String? {

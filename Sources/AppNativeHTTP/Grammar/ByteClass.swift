@@ -1,6 +1,11 @@
 // Byte classes of the HTTP grammar, as branch-light bit tests on integer literals so the hot
 // loops need no table loads or lazily initialised globals.
 
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 enum ASCII {
     static let cr: UInt8 = 0x0D
     static let lf: UInt8 = 0x0A
@@ -42,7 +47,7 @@ enum ByteClass {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         while count - index >= 8 {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let word = unsafe UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
             // A byte >= 0x80; a byte < 0x20 (the borrow sets its high bit when it was < 0x20 and
             // below 0x80); a byte equal to 0x7F (zero after the XOR). Exact as a yes/no answer.
             let below20 = (word &- ones &* 0x20) & ~word & highs
@@ -52,7 +57,7 @@ enum ByteClass {
             index += 8
         }
         while index < count {
-            let byte = base[index]
+            let byte = unsafe base[index]
             if byte < 0x20 || byte >= 0x7F { return false }
             index += 1
         }
@@ -90,7 +95,7 @@ enum ByteClass {
     static func decimalValue(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
         guard !bytes.isEmpty else { return nil }
         var value: UInt64 = 0
-        for byte in bytes {
+        for unsafe byte in unsafe bytes {
             guard isDigit(byte) else { return nil }
             let (product, overflowed) = value.multipliedReportingOverflow(by: 10)
             let (sum, carried) = product.addingReportingOverflow(UInt64(byte &- 0x30))
@@ -114,7 +119,7 @@ enum Word {
 
     @inline(__always)
     static func load(_ bytes: UnsafePointer<UInt8>, _ index: Int) -> UInt64 {
-        UInt64(littleEndian: UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self))
+        unsafe UInt64(littleEndian: UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self))
     }
 
     /// Whether any byte is below `threshold` (at most 0x80).

@@ -10,6 +10,10 @@
 // size or a value it must lead to ";" (so "5 \r\n" is refused), after a name to ";" or "=".
 // The trailer section is read by HeadScanner, not here.
 
+// Unsafe (the parser's input): `parse` takes the caller's buffer for one call; every step reads
+// `bytes[i]` only for `i < count` (or `end`) of that buffer, a head split across calls is copied into
+// HeadReader's own buffer, and events carry index ranges, not pointers. See docs/memory-safety.md.
+
 struct ChunkedDecoder: Sendable {
     enum Step: Equatable {
         /// More input is needed.
@@ -68,7 +72,7 @@ struct ChunkedDecoder: Sendable {
             let isOnSizeLine = state.rawValue < State.sizeLineLF.rawValue
             switch state {
             case .size:
-                while index < end, let digit = ByteClass.hexValue(bytes[index]) {
+                while index < end, let digit = unsafe ByteClass.hexValue(bytes[index]) {
                     // RFC 9112 §7.1: recipients MUST anticipate large sizes and prevent overflow.
                     guard size >> 60 == 0 else {
                         throw HTTPParseError(.invalidChunk, reason: "chunk size overflows 64 bits")
@@ -90,51 +94,39 @@ struct ChunkedDecoder: Sendable {
                     throw HTTPParseError(.invalidChunk, reason: "chunked body size overflows 64 bits")
                 }
                 total = sum
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 index &+= 1
-                switch byte {
-                case ASCII.cr: state = .sizeLineLF
-                case ASCII.semicolon: state = .extensionNameStart
-                case ASCII.sp, ASCII.htab: state = .whitespaceBeforeSemicolon
-                case ASCII.lf: throw HTTPParseError(.bareLF, reason: "chunk size line ends in a bare LF")
-                default: throw HTTPParseError(.invalidChunk, reason: "chunk size followed by a byte that is not HEXDIG")
-                }
+                state = try Self.stateAfterItem(byte, acceptsValue: false, "chunk size followed by a byte that is not HEXDIG")
 
             case .whitespaceBeforeSemicolon:
-                while index < end && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
+                while unsafe index < end && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
                 guard index < end else { break }
-                guard bytes[index] == ASCII.semicolon else {
+                guard unsafe bytes[index] == ASCII.semicolon else {
                     throw HTTPParseError(.invalidChunk, reason: "whitespace in a chunk line not followed by ';'")
                 }
                 index &+= 1
                 state = .extensionNameStart
 
             case .extensionNameStart:
-                while index < end && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
+                while unsafe index < end && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
                 guard index < end else { break }
-                guard ByteClass.isTchar(bytes[index]) else {
+                guard unsafe ByteClass.isTchar(bytes[index]) else {
                     throw HTTPParseError(.invalidChunk, reason: "chunk extension without a token name")
                 }
                 index &+= 1
                 state = .extensionName
 
             case .extensionName:
-                while index < end && ByteClass.isTchar(bytes[index]) { index &+= 1 }
+                while unsafe index < end && ByteClass.isTchar(bytes[index]) { index &+= 1 }
                 guard index < end else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 index &+= 1
-                switch byte {
-                case ASCII.cr: state = .sizeLineLF
-                case ASCII.semicolon: state = .extensionNameStart
-                case ASCII.equals: state = .extensionValueStart
-                case ASCII.sp, ASCII.htab: state = .afterExtensionName
-                default: throw Self.lineEndError(byte, "chunk extension name followed by an invalid byte")
-                }
+                state = try Self.stateAfterItem(byte, acceptsValue: true, "chunk extension name followed by an invalid byte")
 
             case .afterExtensionName:
-                while index < end && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
+                while unsafe index < end && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
                 guard index < end else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 index &+= 1
                 switch byte {
                 case ASCII.semicolon: state = .extensionNameStart
@@ -143,9 +135,9 @@ struct ChunkedDecoder: Sendable {
                 }
 
             case .extensionValueStart:
-                while index < end && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
+                while unsafe index < end && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
                 guard index < end else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 index &+= 1
                 if byte == ASCII.dquote {
                     state = .quotedString
@@ -156,28 +148,23 @@ struct ChunkedDecoder: Sendable {
                 }
 
             case .extensionToken:
-                while index < end && ByteClass.isTchar(bytes[index]) { index &+= 1 }
+                while unsafe index < end && ByteClass.isTchar(bytes[index]) { index &+= 1 }
                 guard index < end else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 index &+= 1
-                switch byte {
-                case ASCII.cr: state = .sizeLineLF
-                case ASCII.semicolon: state = .extensionNameStart
-                case ASCII.sp, ASCII.htab: state = .whitespaceBeforeSemicolon
-                default: throw Self.lineEndError(byte, "chunk extension value followed by an invalid byte")
-                }
+                state = try Self.stateAfterItem(byte, acceptsValue: false, "chunk extension value followed by an invalid byte")
 
             case .quotedString:
                 // qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text (RFC 9110 §5.6.4)
                 while index < end {
-                    let byte = bytes[index]
+                    let byte = unsafe bytes[index]
                     guard (ByteClass.isFieldVchar(byte) || ByteClass.isWhitespace(byte)) && byte != ASCII.dquote
                         && byte != ASCII.backslash
                     else { break }
                     index &+= 1
                 }
                 guard index < end else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 index &+= 1
                 switch byte {
                 case ASCII.dquote: state = .afterQuotedString
@@ -187,7 +174,7 @@ struct ChunkedDecoder: Sendable {
 
             case .quotedPair:
                 // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 guard ByteClass.isFieldVchar(byte) || ByteClass.isWhitespace(byte) else {
                     throw HTTPParseError(.invalidChunk, reason: "invalid quoted-pair in a chunk extension")
                 }
@@ -195,17 +182,12 @@ struct ChunkedDecoder: Sendable {
                 state = .quotedString
 
             case .afterQuotedString:
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 index &+= 1
-                switch byte {
-                case ASCII.cr: state = .sizeLineLF
-                case ASCII.semicolon: state = .extensionNameStart
-                case ASCII.sp, ASCII.htab: state = .whitespaceBeforeSemicolon
-                default: throw Self.lineEndError(byte, "quoted chunk extension value followed by an invalid byte")
-                }
+                state = try Self.stateAfterItem(byte, acceptsValue: false, "quoted chunk extension value followed by an invalid byte")
 
             case .sizeLineLF:
-                guard bytes[index] == ASCII.lf else {
+                guard unsafe bytes[index] == ASCII.lf else {
                     throw HTTPParseError(.bareCR, reason: "CR not followed by LF in a chunk size line")
                 }
                 index &+= 1
@@ -227,7 +209,7 @@ struct ChunkedDecoder: Sendable {
                 return (index + taken, .data(index..<(index + taken)))
 
             case .dataCR:
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 guard byte == ASCII.cr else {
                     if byte == ASCII.lf { throw HTTPParseError(.bareLF, reason: "chunk data ends in a bare LF") }
                     throw HTTPParseError(.invalidChunk, reason: "chunk data longer than its size")
@@ -236,7 +218,7 @@ struct ChunkedDecoder: Sendable {
                 state = .dataLF
 
             case .dataLF:
-                guard bytes[index] == ASCII.lf else {
+                guard unsafe bytes[index] == ASCII.lf else {
                     throw HTTPParseError(.bareCR, reason: "CR not followed by LF after chunk data")
                 }
                 index &+= 1
@@ -252,9 +234,22 @@ struct ChunkedDecoder: Sendable {
         return (index, .needMore)
     }
 
-    /// The error for `byte` where only ";", "=" or CR could follow.
-    private static func lineEndError(_ byte: UInt8, _ reason: String) -> HTTPParseError {
-        if byte == ASCII.lf { return HTTPParseError(.bareLF, reason: "chunk size line ends in a bare LF") }
-        return HTTPParseError(.invalidChunk, reason: reason)
+    /// The state after `byte`, read where an item of the size line (the size, an extension name
+    /// or value) ends: CR ends the line, ";" starts an extension, whitespace must lead on to ";"
+    /// (or, after a name, to "="), and "=" starts a value where `acceptsValue` (after a name).
+    /// Anything else is refused with `reason`; a bare LF as such.
+    private static func stateAfterItem(
+        _ byte: UInt8,
+        acceptsValue: Bool,
+        _ reason: String
+    ) throws(HTTPParseError) -> State {
+        switch byte {
+        case ASCII.cr: return .sizeLineLF
+        case ASCII.semicolon: return .extensionNameStart
+        case ASCII.equals where acceptsValue: return .extensionValueStart
+        case ASCII.sp, ASCII.htab: return acceptsValue ? .afterExtensionName : .whitespaceBeforeSemicolon
+        case ASCII.lf: throw HTTPParseError(.bareLF, reason: "chunk size line ends in a bare LF")
+        default: throw HTTPParseError(.invalidChunk, reason: reason)
+        }
     }
 }

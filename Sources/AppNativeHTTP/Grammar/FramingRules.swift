@@ -1,5 +1,10 @@
 // RFC 9112 §6 message body length, applied to raw field bytes.
 
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 enum FramingRules {
     /// Content-Length = 1*DIGIT (RFC 9110 §8.6), one field line only.
     ///
@@ -14,12 +19,12 @@ enum FramingRules {
         guard summary.contentLengthCount == 1 else {
             throw HTTPParseError(.invalidContentLength, reason: "more than one Content-Length field line")
         }
-        let value = FieldSummary.value(bytes, fields[summary.contentLengthIndex])
+        let value = unsafe FieldSummary.value(bytes, fields[summary.contentLengthIndex])
         guard !value.isEmpty else {
             throw HTTPParseError(.invalidContentLength, reason: "empty Content-Length")
         }
-        guard let length = ByteClass.decimalValue(value) else {
-            throw value.allSatisfy(ByteClass.isDigit)
+        guard let length = unsafe ByteClass.decimalValue(value) else {
+            throw unsafe value.allSatisfy(ByteClass.isDigit)
                 ? HTTPParseError(.invalidContentLength, reason: "Content-Length overflows 64 bits")
                 : HTTPParseError(.invalidContentLength, reason: "Content-Length is not 1*DIGIT")
         }
@@ -52,13 +57,13 @@ enum FramingRules {
         var hasIdentity = false
         var hasOther = false
         for field in fields
-        where FieldSummary.name(bytes + field.nameStart, count: field.nameEnd - field.nameStart) == .transferEncoding {
-            ListElements.forEach(in: FieldSummary.value(bytes, field)) { coding in
+        where unsafe FieldSummary.name(bytes + field.nameStart, count: field.nameEnd - field.nameStart) == .transferEncoding {
+            unsafe ListElements.forEach(in: FieldSummary.value(bytes, field)) { coding in
                 codings += 1
-                isChunkedLast = ListElements.equalsIgnoringCase(coding, "chunked")
+                isChunkedLast = unsafe ListElements.equalsIgnoringCase(coding, "chunked")
                 if isChunkedLast {
                     chunkedCount += 1
-                } else if ListElements.equalsIgnoringCase(coding, "identity") {
+                } else if unsafe ListElements.equalsIgnoringCase(coding, "identity") {
                     hasIdentity = true
                 } else {
                     hasOther = true

@@ -2,6 +2,10 @@
 // and keeps the bytes of a head split across reads in one buffer, so string building always
 // sees the whole head contiguously. The buffer never grows past what the limits allow.
 
+// Unsafe (the parser's input): `parse` takes the caller's buffer for one call; every step reads
+// `bytes[i]` only for `i < count` (or `end`) of that buffer, a head split across calls is copied into
+// HeadReader's own buffer, and events carry index ranges, not pointers. See docs/memory-safety.md.
+
 struct HeadReader: Sendable {
     private(set) var scanner: HeadScanner
     /// The head so far, when it spans more than one `feed` call.
@@ -28,17 +32,17 @@ struct HeadReader: Sendable {
         limits: HTTPLimits
     ) throws(HTTPParseError) -> Int? {
         if buffer.isEmpty {
-            if try scanner.scan(input + start, count: end - start, limits: limits) {
+            if unsafe try scanner.scan(input + start, count: end - start, limits: limits) {
                 return start + scanner.position
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(start: input + start, count: end - start))
+            unsafe buffer.append(contentsOf: UnsafeBufferPointer(start: input + start, count: end - start))
             return nil
         }
         let previous = buffer.count
         let taken = min(end - start, maxBufferedBytes(limits) - previous)
-        buffer.append(contentsOf: UnsafeBufferPointer(start: input + start, count: taken))
-        let isComplete = try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) -> Bool in
-            try scanner.scan(bytes.baseAddress!, count: bytes.count, limits: limits)
+        unsafe buffer.append(contentsOf: UnsafeBufferPointer(start: input + start, count: taken))
+        let isComplete = unsafe try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) -> Bool in
+            unsafe try scanner.scan(bytes.baseAddress!, count: bytes.count, limits: limits)
         }
         if isComplete {
             // Bytes after the head belong to the body or the next message: give them back.
@@ -60,9 +64,9 @@ struct HeadReader: Sendable {
         start: Int,
         _ body: (UnsafePointer<UInt8>, borrowing HeadScanner) throws(HTTPParseError) -> Result
     ) throws(HTTPParseError) -> Result {
-        if buffer.isEmpty { return try body(input + start, scanner) }
-        return try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) -> Result in
-            try body(bytes.baseAddress!, scanner)
+        if buffer.isEmpty { return unsafe try body(input + start, scanner) }
+        return unsafe try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) -> Result in
+            unsafe try body(bytes.baseAddress!, scanner)
         }
     }
 

@@ -5,6 +5,10 @@
 // All positions are relative to the first byte of the head, so the same state works whether the
 // head is scanned in the caller's buffer or in the parser's own buffer after a split.
 
+// Unsafe (the parser's input): `parse` takes the caller's buffer for one call; every step reads
+// `bytes[i]` only for `i < count` (or `end`) of that buffer, a head split across calls is copied into
+// HeadReader's own buffer, and events carry index ranges, not pointers. See docs/memory-safety.md.
+
 /// Index ranges of one field line, relative to the start of the head.
 struct FieldRange: Sendable {
     var nameStart = 0
@@ -109,17 +113,17 @@ struct HeadScanner: Sendable {
         while index < count {
             switch state {
             case .method:
-                while index < count && ByteClass.isTchar(bytes[index]) { index &+= 1 }
+                while unsafe index < count && ByteClass.isTchar(bytes[index]) { index &+= 1 }
                 try checkRequestLine(index, limits)
                 guard index < count else { break }
-                guard bytes[index] == ASCII.sp, index > 0 else {
+                guard unsafe bytes[index] == ASCII.sp, index > 0 else {
                     throw HTTPParseError(.invalidRequestLine, reason: "method is not a token followed by a single space")
                 }
-                guard let allowed = AllowedMethod.match(bytes, count: index) else {
-                    if AllowedMethod.isRefused(bytes, count: index) {
+                guard let allowed = unsafe AllowedMethod.match(bytes, count: index) else {
+                    if unsafe AllowedMethod.isRefused(bytes, count: index) {
                         throw HTTPParseError(.refusedMethod, reason: "TRACE and QUERY are refused")
                     }
-                    if AllowedMethod.isHTTP2Preface(bytes, count: index) {
+                    if unsafe AllowedMethod.isHTTP2Preface(bytes, count: index) {
                         throw HTTPParseError(.unsupportedVersion, reason: "HTTP/2 connection preface on an HTTP/1.1 listener")
                     }
                     throw HTTPParseError(.unsupportedMethod, reason: "method is not on the allow-list")
@@ -132,11 +136,11 @@ struct HeadScanner: Sendable {
                 fallthrough
 
             case .target:
-                while index &+ 8 <= count && Word.isPlainTarget(Word.load(bytes, index)) { index &+= 8 }
-                while index < count && ByteClass.isTargetByte(bytes[index]) { index &+= 1 }
+                while unsafe index &+ 8 <= count && Word.isPlainTarget(Word.load(bytes, index)) { index &+= 8 }
+                while unsafe index < count && ByteClass.isTargetByte(bytes[index]) { index &+= 1 }
                 try checkRequestLine(index, limits)
                 guard index < count else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 guard byte == ASCII.sp else {
                     if byte == ASCII.lf { throw HTTPParseError(.bareLF, reason: "LF inside the request line") }
                     if byte == ASCII.cr { throw HTTPParseError(.invalidRequestLine, reason: "request line without a version") }
@@ -147,7 +151,7 @@ struct HeadScanner: Sendable {
                 }
                 targetEnd = index
                 // Only the check matters here; forwarding classifies the target again if it needs the parts.
-                _ = try RequestTargetForm.classify(
+                _ = unsafe try RequestTargetForm.classify(
                     UnsafeBufferPointer(start: bytes + targetStart, count: targetEnd - targetStart),
                     method: method
                 )
@@ -159,19 +163,19 @@ struct HeadScanner: Sendable {
             case .requestVersion:
                 // "HTTP/" DIGIT "." DIGIT, then CR.
                 while index < count && index - versionStart < 8 {
-                    guard Self.isVersionByte(bytes[index], at: index - versionStart) else {
+                    guard unsafe Self.isVersionByte(bytes[index], at: index - versionStart) else {
                         throw HTTPParseError(.invalidVersion, reason: "version is not HTTP/DIGIT.DIGIT")
                     }
                     index &+= 1
                 }
                 guard index < count else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 guard byte == ASCII.cr else {
                     if byte == ASCII.lf { throw HTTPParseError(.bareLF, reason: "request line ends in a bare LF") }
                     throw HTTPParseError(.invalidVersion, reason: "request line continues after the version")
                 }
                 try checkRequestLine(index, limits)
-                version = Self.version(bytes + versionStart)
+                version = unsafe Self.version(bytes + versionStart)
                 guard version.major == 1 else {
                     throw HTTPParseError(.unsupportedVersion, reason: "HTTP major version is not 1")
                 }
@@ -180,16 +184,16 @@ struct HeadScanner: Sendable {
 
             case .responseVersion:
                 while index < count && index < 8 {
-                    guard Self.isVersionByte(bytes[index], at: index) else {
+                    guard unsafe Self.isVersionByte(bytes[index], at: index) else {
                         throw HTTPParseError(.invalidStatusLine, reason: "version is not HTTP/DIGIT.DIGIT")
                     }
                     index &+= 1
                 }
                 guard index < count else { break }
-                guard bytes[index] == ASCII.sp else {
+                guard unsafe bytes[index] == ASCII.sp else {
                     throw HTTPParseError(.invalidStatusLine, reason: "version not followed by a single space")
                 }
-                version = Self.version(bytes)
+                version = unsafe Self.version(bytes)
                 guard version.major == 1 else {
                     throw HTTPParseError(.unsupportedVersion, reason: "HTTP major version is not 1")
                 }
@@ -200,22 +204,22 @@ struct HeadScanner: Sendable {
                 // 3DIGIT at offsets 9, 10, 11; then SP and a reason, or CR: "HTTP/1.1 204\r\n" is
                 // common enough to accept, and the missing SP cannot change framing.
                 while index < count && index < 12 {
-                    guard ByteClass.isDigit(bytes[index]) else {
+                    guard unsafe ByteClass.isDigit(bytes[index]) else {
                         throw HTTPParseError(.invalidStatusLine, reason: "status code is not three digits")
                     }
-                    status = status * 10 + Int(bytes[index] &- 0x30)
+                    status = unsafe status * 10 + Int(bytes[index] &- 0x30)
                     index &+= 1
                 }
                 guard index < count else { break }
                 guard status >= 100 else {
                     throw HTTPParseError(.invalidStatusLine, reason: "status code below 100")
                 }
-                if bytes[index] == ASCII.sp {
+                if unsafe bytes[index] == ASCII.sp {
                     index &+= 1
                     reasonStart = index
                     reasonEnd = index
                     state = .reason
-                } else if bytes[index] == ASCII.cr {
+                } else if unsafe bytes[index] == ASCII.cr {
                     reasonStart = index
                     reasonEnd = index
                     index &+= 1
@@ -228,7 +232,7 @@ struct HeadScanner: Sendable {
                 // reason-phrase = 1*( HTAB / SP / VCHAR / obs-text )
                 var high: UInt8 = 0
                 while index < count {
-                    let byte = bytes[index]
+                    let byte = unsafe bytes[index]
                     guard ByteClass.isFieldVchar(byte) || ByteClass.isWhitespace(byte) else { break }
                     high |= byte
                     index &+= 1
@@ -236,8 +240,8 @@ struct HeadScanner: Sendable {
                 if high >= 0x80 { reasonHasHighBytes = true }
                 try checkRequestLine(index, limits)
                 guard index < count else { break }
-                guard bytes[index] == ASCII.cr else {
-                    if bytes[index] == ASCII.lf { throw HTTPParseError(.bareLF, reason: "status line ends in a bare LF") }
+                guard unsafe bytes[index] == ASCII.cr else {
+                    if unsafe bytes[index] == ASCII.lf { throw HTTPParseError(.bareLF, reason: "status line ends in a bare LF") }
                     throw HTTPParseError(.invalidStatusLine, reason: "control character in the reason phrase")
                 }
                 reasonEnd = index
@@ -245,7 +249,7 @@ struct HeadScanner: Sendable {
                 state = .startLineLF
 
             case .startLineLF:
-                guard bytes[index] == ASCII.lf else {
+                guard unsafe bytes[index] == ASCII.lf else {
                     throw HTTPParseError(.bareCR, reason: "CR not followed by LF after the start line")
                 }
                 index &+= 1
@@ -253,7 +257,7 @@ struct HeadScanner: Sendable {
                 state = .lineStart
 
             case .lineStart:
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 if ByteClass.isTchar(byte) {
                     guard fields.count < limits.maxHeaderCount else {
                         throw HTTPParseError(.tooManyHeaders, reason: "more field lines than maxHeaderCount")
@@ -281,10 +285,10 @@ struct HeadScanner: Sendable {
                 }
 
             case .name:
-                while index < count && ByteClass.isTchar(bytes[index]) { index &+= 1 }
+                while unsafe index < count && ByteClass.isTchar(bytes[index]) { index &+= 1 }
                 try checkSection(index, limits)
                 guard index < count else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 if byte == ASCII.colon {
                     current.nameEnd = index
                     index &+= 1
@@ -299,7 +303,7 @@ struct HeadScanner: Sendable {
                 }
 
             case .leadingWhitespace:
-                while index < count && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
+                while unsafe index < count && ByteClass.isWhitespace(bytes[index]) { index &+= 1 }
                 try checkSection(index, limits)
                 guard index < count else { break }
                 current.valueStart = index
@@ -314,20 +318,20 @@ struct HeadScanner: Sendable {
                 var high: UInt64 = 0
                 // Sixteen bytes a step while both words are plain (long tokens and cookies).
                 while index &+ 16 <= count {
-                    let first = Word.load(bytes, index)
-                    let second = Word.load(bytes, index &+ 8)
+                    let first = unsafe Word.load(bytes, index)
+                    let second = unsafe Word.load(bytes, index &+ 8)
                     guard Word.fieldContentFlags(first) | Word.fieldContentFlags(second) == 0 else { break }
                     high |= first | second
                     index &+= 16
                 }
                 while index &+ 8 <= count {
-                    let word = Word.load(bytes, index)
+                    let word = unsafe Word.load(bytes, index)
                     guard Word.isPlainFieldContent(word) else { break }
                     high |= word
                     index &+= 8
                 }
                 while index < count {
-                    let byte = bytes[index]
+                    let byte = unsafe bytes[index]
                     guard ByteClass.isFieldVchar(byte) || ByteClass.isWhitespace(byte) else { break }
                     high |= UInt64(byte)
                     index &+= 1
@@ -335,10 +339,10 @@ struct HeadScanner: Sendable {
                 if high & Word.highBits != 0 { current.hasHighBytes = true }
                 try checkSection(index, limits)
                 guard index < count else { break }
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 if byte == ASCII.cr {
                     var end = index
-                    while end > current.valueStart && ByteClass.isWhitespace(bytes[end &- 1]) { end &-= 1 }
+                    while unsafe end > current.valueStart && ByteClass.isWhitespace(bytes[end &- 1]) { end &-= 1 }
                     current.valueEnd = end
                     index &+= 1
                     state = .fieldLF
@@ -351,7 +355,7 @@ struct HeadScanner: Sendable {
 
             case .fieldLF:
                 guard index < count else { break }
-                guard bytes[index] == ASCII.lf else {
+                guard unsafe bytes[index] == ASCII.lf else {
                     throw HTTPParseError(.bareCR, reason: "CR not followed by LF in a field line")
                 }
                 index &+= 1
@@ -359,7 +363,7 @@ struct HeadScanner: Sendable {
                 state = .lineStart
 
             case .sectionLF:
-                guard bytes[index] == ASCII.lf else {
+                guard unsafe bytes[index] == ASCII.lf else {
                     throw HTTPParseError(.bareCR, reason: "CR not followed by LF at the end of the field section")
                 }
                 index &+= 1
@@ -403,6 +407,6 @@ struct HeadScanner: Sendable {
     }
 
     private static func version(_ bytes: UnsafePointer<UInt8>) -> HTTPVersion {
-        HTTPVersion(major: Int(bytes[5] &- 0x30), minor: Int(bytes[7] &- 0x30))
+        unsafe HTTPVersion(major: Int(bytes[5] &- 0x30), minor: Int(bytes[7] &- 0x30))
     }
 }

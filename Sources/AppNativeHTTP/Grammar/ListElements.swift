@@ -1,12 +1,17 @@
 // RFC 9110 §5.6.1 lists: elements separated by commas with optional whitespace; recipients
 // ignore empty elements. Connection and Transfer-Encoding are read with these helpers.
 
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 enum ListElements {
     /// Calls `body` with each non-empty element of `value`, trimmed of OWS, until it returns false.
     static func forEach(in value: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
-        let handled: Void? = value.utf8.withContiguousStorageIfAvailable { forEach(in: $0, body) }
+        let handled: Void? = unsafe value.utf8.withContiguousStorageIfAvailable { unsafe forEach(in: $0, body) }
         if handled == nil {
-            Array(value.utf8).withUnsafeBufferPointer { forEach(in: $0, body) }
+            unsafe Array(value.utf8).withUnsafeBufferPointer { unsafe forEach(in: $0, body) }
         }
     }
 
@@ -15,14 +20,14 @@ enum ListElements {
         var start = 0
         while start <= bytes.count {
             var end = start
-            while end < bytes.count && bytes[end] != ASCII.comma { end += 1 }
+            while unsafe end < bytes.count && bytes[end] != ASCII.comma { end += 1 }
             var first = start
             var last = end
-            while first < last && ByteClass.isWhitespace(bytes[first]) { first += 1 }
-            while last > first && ByteClass.isWhitespace(bytes[last - 1]) { last -= 1 }
+            while unsafe first < last && ByteClass.isWhitespace(bytes[first]) { first += 1 }
+            while unsafe last > first && ByteClass.isWhitespace(bytes[last - 1]) { last -= 1 }
             if first < last {
-                let element = UnsafeBufferPointer(rebasing: bytes[first..<last])
-                if !body(element) { return }
+                let element = unsafe UnsafeBufferPointer(rebasing: bytes[first..<last])
+                if unsafe !body(element) { return }
             }
             start = end + 1
         }
@@ -32,7 +37,7 @@ enum ListElements {
     static func equalsIgnoringCase(_ element: UnsafeBufferPointer<UInt8>, _ token: String) -> Bool {
         var index = 0
         for byte in token.utf8 {
-            guard index < element.count, ByteClass.lowercased(element[index]) == ByteClass.lowercased(byte) else {
+            guard index < element.count, unsafe ByteClass.lowercased(element[index]) == ByteClass.lowercased(byte) else {
                 return false
             }
             index += 1

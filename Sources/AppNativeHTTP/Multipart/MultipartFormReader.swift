@@ -1,3 +1,6 @@
+// Unsafe: the body piece is borrowed for one call; events carry index ranges into it or bytes the
+// parser holds itself, and the buffers handed to the caller's closure are valid for that call only.
+
 /// `multipart/form-data` read as a form upload while it streams: text fields, and one file part
 /// of a given name (RFC 7578).
 ///
@@ -9,7 +12,10 @@
 /// at the end.
 public struct MultipartFormReader: Sendable {
     /// What the reader hands its caller, in body order.
+    @safe
     public enum Event {
+        // @safe: the buffers it carries are handed to the caller's closure only and are valid for that
+        // call, as `withUnsafeBytes` hands its buffer; reading them is marked `unsafe` where it happens.
         /// A text field ended: its raw bytes (valid during the call) and whether it is the first
         /// field of that name.
         case field(name: String, value: UnsafeRawBufferPointer, isFirst: Bool)
@@ -54,9 +60,9 @@ public struct MultipartFormReader: Sendable {
     /// - Throws: the parser's error for a malformed body or a part past its limit.
     @discardableResult
     public mutating func consume(_ chunk: ArraySlice<UInt8>, _ handle: (Event) -> Bool) throws(HTTPParseError) -> Bool {
-        let outcome = chunk.withUnsafeBytes { bytes -> Result<Bool, HTTPParseError> in
+        let outcome = unsafe chunk.withUnsafeBytes { bytes -> Result<Bool, HTTPParseError> in
             do throws(HTTPParseError) {
-                return .success(try consume(bytes, handle))
+                return unsafe .success(try consume(bytes, handle))
             } catch {
                 return .failure(error)
             }
@@ -69,11 +75,11 @@ public struct MultipartFormReader: Sendable {
     public mutating func consume(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) -> Bool) throws(HTTPParseError) -> Bool {
         var offset = 0
         while true {
-            let input = UnsafeRawBufferPointer(rebasing: chunk[offset...])
-            let step = try parser.parse(input)
+            let input = unsafe UnsafeRawBufferPointer(rebasing: chunk[offset...])
+            let step = unsafe try parser.parse(input)
             offset += step.consumed
             guard let event = step.event else { return true }
-            guard dispatch(event, in: input, handle) else { return false }
+            guard unsafe dispatch(event, in: input, handle) else { return false }
         }
     }
 
@@ -82,7 +88,7 @@ public struct MultipartFormReader: Sendable {
     @discardableResult
     public mutating func finish(_ handle: (Event) -> Bool) throws(HTTPParseError) -> Bool {
         guard let last = try parser.finish() else { return true }
-        return dispatch(last, in: UnsafeRawBufferPointer(start: nil, count: 0), handle)
+        return unsafe dispatch(last, in: UnsafeRawBufferPointer(start: nil, count: 0), handle)
     }
 
     private mutating func dispatch(_ event: MultipartEvent, in input: UnsafeRawBufferPointer, _ handle: (Event) -> Bool) -> Bool {
@@ -101,16 +107,16 @@ public struct MultipartFormReader: Sendable {
                 fieldValue.removeAll(keepingCapacity: true)
             }
         case .content(let range):
-            return take(UnsafeRawBufferPointer(rebasing: input[range]), handle)
+            return unsafe take(UnsafeRawBufferPointer(rebasing: input[range]), handle)
         case .heldContent(let bytes):
-            return bytes.withUnsafeBytes { take($0, handle) }
+            return unsafe bytes.withUnsafeBytes { unsafe take($0, handle) }
         case .partEnded:
             defer { part = nil }
             if case .file = part { isFileComplete = true }
             guard case .field(let name) = part else { return true }
             let isFirst = fields[name] == nil
             fields[name] = FormText.decode(fieldValue)
-            return fieldValue.withUnsafeBytes { handle(.field(name: name, value: $0, isFirst: isFirst)) }
+            return unsafe fieldValue.withUnsafeBytes { unsafe handle(.field(name: name, value: $0, isFirst: isFirst)) }
         case .finished:
             isFinished = true
             return true
@@ -120,8 +126,8 @@ public struct MultipartFormReader: Sendable {
 
     private mutating func take(_ bytes: UnsafeRawBufferPointer, _ handle: (Event) -> Bool) -> Bool {
         switch part {
-        case .file: return handle(.fileContent(bytes))
-        case .field: fieldValue.append(contentsOf: bytes)
+        case .file: return unsafe handle(.fileContent(bytes))
+        case .field: unsafe fieldValue.append(contentsOf: bytes)
         case .ignored, nil: break
         }
         return true

@@ -1,3 +1,6 @@
+// Unsafe: the body piece is borrowed for one call; events carry index ranges into it or bytes the
+// parser holds itself, and the buffers handed to the caller's closure are valid for that call only.
+
 /// An incremental, strict `multipart/form-data` parser (RFC 7578 over RFC 2046 §5.1) for request
 /// bodies that may be far larger than memory.
 ///
@@ -99,11 +102,11 @@ public struct MultipartParser: Sendable {
             if state == .failed {
                 throw failure ?? HTTPParseError(.truncated, reason: "multipart parser failed")
             }
-            guard let base = input.baseAddress, !input.isEmpty else { return (0, nil) }
-            let bytes = base.assumingMemoryBound(to: UInt8.self)
+            guard let base = input.baseAddress, unsafe !input.isEmpty else { return (0, nil) }
+            let bytes = unsafe base.assumingMemoryBound(to: UInt8.self)
             var offset = 0
             while offset < input.count {
-                let (consumed, event) = try step(bytes + offset, count: input.count - offset)
+                let (consumed, event) = unsafe try step(bytes + offset, count: input.count - offset)
                 if let event {
                     if case .content(let range) = event {
                         return (offset + consumed, .content((range.lowerBound + offset)..<(range.upperBound + offset)))
@@ -155,12 +158,12 @@ public struct MultipartParser: Sendable {
     ) throws(HTTPParseError) -> (consumed: Int, event: MultipartEvent?) {
         switch state {
         case .preamble, .content:
-            return try scan(bytes, count: count)
+            return unsafe try scan(bytes, count: count)
         case .headers:
-            return try readHeaders(bytes, count: count)
+            return unsafe try readHeaders(bytes, count: count)
         case .padding(let isClose):
             for index in 0..<count {
-                let byte = bytes[index]
+                let byte = unsafe bytes[index]
                 if ByteClass.isWhitespace(byte) { continue }
                 guard byte == ASCII.cr else {
                     throw HTTPParseError(.invalidDelimiter, reason: "delimiter not followed by transport padding and CRLF")
@@ -170,7 +173,7 @@ public struct MultipartParser: Sendable {
             }
             return (count, nil)
         case .paddingLF(let isClose):
-            guard bytes[0] == ASCII.lf else {
+            guard unsafe bytes[0] == ASCII.lf else {
                 throw HTTPParseError(.invalidDelimiter, reason: "CR not followed by LF after a delimiter")
             }
             if isClose {
@@ -198,7 +201,7 @@ public struct MultipartParser: Sendable {
         var start = -matched
         var index = 0
         while index < count {
-            let byte = bytes[index]
+            let byte = unsafe bytes[index]
             if matched == 0 {
                 if byte == ASCII.cr {
                     start = index
@@ -309,7 +312,7 @@ public struct MultipartParser: Sendable {
     ) throws(HTTPParseError) -> (consumed: Int, event: MultipartEvent?) {
         var index = 0
         while index < count {
-            let byte = bytes[index]
+            let byte = unsafe bytes[index]
             index += 1
             if hasPendingCR {
                 guard byte == ASCII.lf else {

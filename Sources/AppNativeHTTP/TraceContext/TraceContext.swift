@@ -1,3 +1,8 @@
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 /// The gateway's span of one request: continued from the caller's `traceparent` (same trace id,
 /// the caller's span as parent, its `tracestate` passed on) or the start of a new trace when the
 /// request has none or an invalid one (whose `tracestate` is then dropped, §3.3.1.1).
@@ -58,8 +63,8 @@ public struct TraceContext: Sendable, Hashable {
     /// caller that removed the client's with its other removed fields, in the same pass.
     public func appendFields(to headers: inout HTTPHeaders) {
         // Written from its bytes: no `String` on the way (every forwarded request has one).
-        TraceParent(traceID: traceID, parentID: spanID, flags: isSampled ? TraceParent.sampledFlag : 0).headerBytes.withUnsafeBufferPointer {
-            headers.add(name: TraceParent.header, valueBytes: $0)
+        unsafe TraceParent(traceID: traceID, parentID: spanID, flags: isSampled ? TraceParent.sampledFlag : 0).headerBytes.withUnsafeBufferPointer {
+            unsafe headers.add(name: TraceParent.header, valueBytes: $0)
         }
         if let traceState { headers.add(name: TraceState.header, value: traceState) }
     }

@@ -1,3 +1,8 @@
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 /// A W3C Trace Context `traceparent` value (https://www.w3.org/TR/trace-context/ §3.2): the
 /// trace id, the caller's span id (the parent of the receiver's span) and the trace flags.
 ///
@@ -29,9 +34,9 @@ public struct TraceParent: Sendable, Hashable {
     public static func parse(from headers: HTTPHeaders) -> TraceParent? {
         var parsed: TraceParent?
         var count = 0
-        headers.forEachValueBytes(header) { value, _ in
+        unsafe headers.forEachValueBytes(header) { value, _ in
             count += 1
-            parsed = count == 1 ? parse(value) : nil
+            parsed = unsafe count == 1 ? parse(value) : nil
             return count == 1
         }
         return parsed

@@ -1,3 +1,8 @@
+// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
+// the `start..<end` range it is given, checking the index before each read, and the buffer is
+// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
+// keeps a pointer past it. See docs/memory-safety.md.
+
 /// A W3C Trace Context `tracestate` (https://www.w3.org/TR/trace-context/ §3.3): vendors'
 /// `key=value` list-members, passed on unchanged in order when valid and within bounds.
 ///
@@ -19,10 +24,10 @@ public enum TraceState: Sendable {
     public static func normalized(from headers: HTTPHeaders) -> String? {
         var combined = [UInt8]()
         var present = false
-        headers.forEachValueBytes(header) { value, _ in
+        unsafe headers.forEachValueBytes(header) { value, _ in
             if present { combined.append(UInt8(ascii: ",")) }
             present = true
-            combined.append(contentsOf: value)
+            unsafe combined.append(contentsOf: value)
             return true
         }
         guard present else { return nil }

@@ -1,5 +1,8 @@
 import AppNativeHTTP
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// A parser the feeder can drive.
 protocol FeedableParser {
     associatedtype Head: Sendable
@@ -54,7 +57,7 @@ enum Feeder {
             offset += size
             // The closure is not typed-throws: the compiler cannot yet reabstract typed-throws
             // closures passed to rethrowing APIs.
-            chunk.withUnsafeBytes { buffer in
+            unsafe chunk.withUnsafeBytes { buffer in
                 var position = 0
                 var calls = 0
                 while true {
@@ -63,11 +66,11 @@ enum Feeder {
                         outcome.violations.append("parser looped without progress at chunk offset \(position)")
                         return
                     }
-                    let rest = UnsafeRawBufferPointer(rebasing: buffer[position...])
+                    let rest = unsafe UnsafeRawBufferPointer(rebasing: buffer[position...])
                     let consumed: Int
                     let event: HTTPParserEvent<Parser.Head>?
                     do throws(HTTPParseError) {
-                        (consumed, event) = try parser.parse(rest)
+                        (consumed, event) = unsafe try parser.parse(rest)
                     } catch {
                         outcome.error = error
                         return

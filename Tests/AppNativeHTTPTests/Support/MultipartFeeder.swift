@@ -1,6 +1,9 @@
 import AppNativeHTTP
 import Testing
 
+// Unsafe (test code): buffers are borrowed with their counts from `withUnsafeBytes` and its
+// kin for the call that reads them, and copied before anything outlives it.
+
 /// One part as the events described it.
 struct ParsedPart: Equatable {
     var head: MultipartPartHead
@@ -46,7 +49,7 @@ enum MultipartFeeder {
         for size in split.sizes {
             let chunk = Array(bytes[offset..<(offset + size)])
             offset += size
-            chunk.withUnsafeBytes { buffer in
+            unsafe chunk.withUnsafeBytes { buffer in
                 var position = 0
                 var calls = 0
                 while true {
@@ -55,10 +58,10 @@ enum MultipartFeeder {
                         outcome.violations.append("parser looped without progress at \(position)")
                         return
                     }
-                    let rest = UnsafeRawBufferPointer(rebasing: buffer[position...])
+                    let rest = unsafe UnsafeRawBufferPointer(rebasing: buffer[position...])
                     let step: (consumed: Int, event: MultipartEvent?)
                     do throws(HTTPParseError) {
-                        step = try parser.parse(rest)
+                        step = unsafe try parser.parse(rest)
                     } catch {
                         outcome.error = error
                         outcome.errorStatus = error.status
@@ -69,7 +72,7 @@ enum MultipartFeeder {
                         return
                     }
                     if let event = step.event {
-                        record(event, in: &outcome, rest: rest, consumed: step.consumed)
+                        unsafe record(event, in: &outcome, rest: rest, consumed: step.consumed)
                     } else if step.consumed != rest.count {
                         outcome.violations.append("no event with \(rest.count - step.consumed) bytes unconsumed")
                         return
@@ -82,7 +85,7 @@ enum MultipartFeeder {
         }
         do throws(HTTPParseError) {
             if let event = try parser.finish() {
-                record(event, in: &outcome, rest: UnsafeRawBufferPointer(start: nil, count: 0), consumed: 0)
+                unsafe record(event, in: &outcome, rest: UnsafeRawBufferPointer(start: nil, count: 0), consumed: 0)
             }
         } catch {
             outcome.error = error
@@ -108,7 +111,7 @@ enum MultipartFeeder {
                 outcome.violations.append("content range \(range) of \(consumed) consumed, in part: \(isInPart)")
                 return
             }
-            outcome.parts[outcome.parts.count - 1].content += rest[range]
+            unsafe outcome.parts[outcome.parts.count - 1].content += rest[range]
         case .heldContent(let bytes):
             guard isInPart, !bytes.isEmpty, consumed == 0 else {
                 outcome.violations.append("held content of \(bytes.count) bytes, consumed \(consumed), in part: \(isInPart)")

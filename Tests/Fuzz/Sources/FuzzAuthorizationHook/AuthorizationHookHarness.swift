@@ -2,6 +2,9 @@ import AppNativeClient
 import AppNativeGateway
 import AppNativeHTTP
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count; buffers handed to the parsers are borrowed for their call and copied before they are kept.
+
 /// The authorization hook's answer, from the header lines the client collects to the request
 /// fields the gateway sends upstream (STYLE.md §6).
 ///
@@ -17,14 +20,14 @@ import AppNativeHTTP
 enum AuthorizationHookHarness {
     static func run(_ input: UnsafeRawBufferPointer) {
         guard input.count >= 2 else { return }
-        let status = (Int(input[0]) << 8 | Int(input[1])) % 1000
+        let status = unsafe (Int(input[0]) << 8 | Int(input[1])) % 1000
         var fields: [HTTPHeaderField] = []
         var start = 2
         while start < input.count {
             var end = start
-            while end < input.count && input[end] != UInt8(ascii: "\n") { end += 1 }
+            while unsafe end < input.count && input[end] != UInt8(ascii: "\n") { end += 1 }
             end = min(end + 1, input.count)
-            HTTPHeaderField.collect(line: UnsafeRawBufferPointer(rebasing: input[start..<end]), into: &fields)
+            unsafe HTTPHeaderField.collect(line: UnsafeRawBufferPointer(rebasing: input[start..<end]), into: &fields)
             start = end
         }
         let answer = AuthorizationHook.interpret(status: status, headers: fields)
@@ -51,9 +54,9 @@ enum AuthorizationHookHarness {
         var wire: [UInt8] = []
         HTTPSerializer.appendRequestHead(HTTPRequestHead(method: "GET", target: "/", headers: upstreamHeaders), to: &wire)
         var parser = HTTPRequestParser(limits: HTTPLimits(maxRequestLineBytes: 4096, maxHeaderBytes: 1 << 20, maxHeaderCount: 1 << 14, maxBodyBytes: 0))
-        wire.withUnsafeBytes { buffer in
+        unsafe wire.withUnsafeBytes { buffer in
             do throws(HTTPParseError) {
-                let step = try parser.parse(buffer)
+                let step = unsafe try parser.parse(buffer)
                 guard case .head(let head, _)? = step.event else { failCheck("the request head did not parse to a head") }
                 check(head.headers.count == passed.count + 1, "\(passed.count) fields read back as \(head.headers.count - 1)")
                 for (field, parsed) in zip(passed, head.headers.dropFirst()) {

@@ -1,5 +1,8 @@
 import AppNativeHTTP
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count; buffers handed to the parsers are borrowed for their call and copied before they are kept.
+
 /// The request parser must reach the same verdict however the input is split (docs/style.md §6).
 ///
 /// Input: the first byte chooses a split point in the rest (`rest.count * byte / 255`); the rest
@@ -31,8 +34,8 @@ enum HTTPRequestHarness {
     }
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        guard let splitByte = input.first else { return }
-        let bytes = Array(input.dropFirst())
+        guard let splitByte = unsafe input.first else { return }
+        let bytes = unsafe Array(input.dropFirst())
         let split = bytes.count * Int(splitByte) / 255
         let whole = feed([bytes])
         let halves = feed([Array(bytes[..<split]), Array(bytes[split...])])
@@ -47,16 +50,16 @@ enum HTTPRequestHarness {
         var parser = HTTPRequestParser(limits: limits)
         var outcome = Outcome()
         for chunk in chunks {
-            let failed = chunk.withUnsafeBytes { buffer -> Bool in
+            let failed = unsafe chunk.withUnsafeBytes { buffer -> Bool in
                 var position = 0
                 var calls = 0
                 while true {
                     calls += 1
                     check(calls <= buffer.count + 16, "parser loops without progress at \(position) of \(buffer.count)")
-                    let rest = UnsafeRawBufferPointer(rebasing: buffer[position...])
+                    let rest = unsafe UnsafeRawBufferPointer(rebasing: buffer[position...])
                     let step: (consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?)
                     do throws(HTTPParseError) {
-                        step = try parser.parse(rest)
+                        step = unsafe try parser.parse(rest)
                     } catch {
                         outcome.error = error
                         outcome.errorStatus = error.status
@@ -72,7 +75,7 @@ enum HTTPRequestHarness {
                     case .body(let range)?:
                         check(range.lowerBound >= 0 && range.upperBound <= step.consumed && !range.isEmpty, "body range \(range) of \(step.consumed)")
                         check(outcome.messages.last.map { !$0.isComplete } ?? false, "body outside a message")
-                        outcome.messages[outcome.messages.count - 1].body += rest[range]
+                        unsafe outcome.messages[outcome.messages.count - 1].body += rest[range]
                     case .end(let trailers)?:
                         check(outcome.messages.last.map { !$0.isComplete } ?? false, "end outside a message")
                         outcome.messages[outcome.messages.count - 1].trailers = trailers

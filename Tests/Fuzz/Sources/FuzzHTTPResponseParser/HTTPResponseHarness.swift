@@ -1,5 +1,8 @@
 import AppNativeHTTP
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count; buffers handed to the parsers are borrowed for their call and copied before they are kept.
+
 /// The upstream response parser, as `UpstreamConnection` drives it, and what the proxy does with
 /// each head it yields (STYLE.md §6).
 ///
@@ -37,9 +40,9 @@ enum HTTPResponseHarness {
 
     static func run(_ input: UnsafeRawBufferPointer) {
         guard input.count >= 2 else { return }
-        let split = (input.count - 2) * Int(input[0]) / 255
-        let method = methods[Int(input[1]) % methods.count]
-        let bytes = Array(input.dropFirst(2))
+        let split = unsafe (input.count - 2) * Int(input[0]) / 255
+        let method = unsafe methods[Int(input[1]) % methods.count]
+        let bytes = unsafe Array(input.dropFirst(2))
         let whole = feed([bytes], method: method)
         let halves = feed([Array(bytes[..<split]), Array(bytes[split...])], method: method)
         check(
@@ -63,7 +66,7 @@ enum HTTPResponseHarness {
             case .body(let range)?:
                 check(range.lowerBound >= 0 && range.upperBound <= consumed && !range.isEmpty, "body range \(range) of \(consumed)")
                 check(outcome.messages.last.map { !$0.isComplete } ?? false, "body outside a message")
-                outcome.messages[outcome.messages.count - 1].body += rest[range]
+                unsafe outcome.messages[outcome.messages.count - 1].body += rest[range]
             case .end(let trailers)?:
                 check(outcome.messages.last.map { !$0.isComplete } ?? false, "end outside a message")
                 outcome.messages[outcome.messages.count - 1].trailers = trailers
@@ -74,23 +77,23 @@ enum HTTPResponseHarness {
         }
         var failed = false
         for chunk in chunks where !failed && !parser.hasSwitchedProtocols {
-            failed = chunk.withUnsafeBytes { buffer -> Bool in
+            failed = unsafe chunk.withUnsafeBytes { buffer -> Bool in
                 var position = 0
                 var calls = 0
                 while true {
                     calls += 1
                     check(calls <= buffer.count + 16, "parser loops without progress at \(position) of \(buffer.count)")
-                    let rest = UnsafeRawBufferPointer(rebasing: buffer[position...])
+                    let rest = unsafe UnsafeRawBufferPointer(rebasing: buffer[position...])
                     let step: (consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?)
                     do throws(HTTPParseError) {
-                        step = try parser.parse(rest)
+                        step = unsafe try parser.parse(rest)
                     } catch {
                         outcome.error = error
                         outcome.errorStatus = error.status
                         return true
                     }
                     check((0...rest.count).contains(step.consumed), "consumed \(step.consumed) of \(rest.count)")
-                    record(step.event, rest, consumed: step.consumed)
+                    unsafe record(step.event, rest, consumed: step.consumed)
                     position += step.consumed
                     if step.event == nil {
                         if parser.hasSwitchedProtocols { return false }
@@ -102,8 +105,8 @@ enum HTTPResponseHarness {
         }
         if !failed {
             do throws(HTTPParseError) {
-                let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-                record(try parser.finish(), empty, consumed: 0)
+                let empty = unsafe UnsafeRawBufferPointer(start: nil, count: 0)
+                unsafe record(try parser.finish(), empty, consumed: 0)
             } catch {
                 outcome.error = error
                 outcome.errorStatus = error.status
@@ -149,9 +152,9 @@ enum HTTPResponseHarness {
     static func reparse(_ wire: [UInt8], expecting head: HTTPResponseHead) {
         var parser = HTTPResponseParser(limits: HTTPLimits(maxRequestLineBytes: 4096, maxHeaderBytes: 1 << 20, maxHeaderCount: 1024, maxBodyBytes: 4096))
         parser.expectResponse(to: "HEAD")
-        wire.withUnsafeBytes { buffer in
+        unsafe wire.withUnsafeBytes { buffer in
             do throws(HTTPParseError) {
-                let step = try parser.parse(buffer)
+                let step = unsafe try parser.parse(buffer)
                 guard case .head(let parsed, _)? = step.event else { failCheck("serialised head did not parse to a head: \(wire.count) bytes") }
                 check(parsed.status == head.status, "status \(head.status) read back as \(parsed.status)")
                 check(parsed.headers == head.headers, "fields changed on the way out:\n\(head.headers)\n---\n\(parsed.headers)")

@@ -1,5 +1,8 @@
 import AppNativeJSON
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count; buffers handed to the parsers are borrowed for their call and copied before they are kept.
+
 /// The strict JSON parser on arbitrary bytes. Besides not crashing:
 /// - a value it accepts serializes to text it accepts again as the same value (plain and with
 ///   sorted keys);
@@ -11,8 +14,8 @@ enum JSONHarness {
     static let parser = JSONParser()
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        let verdict = Result { () throws(JSONError) -> JSONValue in try parser.parse(input) }
-        if let text = String(validating: input, as: UTF8.self) {
+        let verdict = Result { () throws(JSONError) -> JSONValue in unsafe try parser.parse(input) }
+        if let text = unsafe String(validating: input, as: UTF8.self) {
             let fromString = Result { () throws(JSONError) -> JSONValue in try parser.parse(text) }
             switch (verdict, fromString) {
             case (.success(let a), .success(let b)):
@@ -23,7 +26,7 @@ enum JSONHarness {
                 failCheck("bytes and String disagree: \(verdict) vs \(fromString)")
             }
         }
-        checkObjectView(input, against: verdict)
+        unsafe checkObjectView(input, against: verdict)
         guard case .success(let value) = verdict else { return }
         for sortingKeys in [false, true] {
             let serialized = JSONSerializer.serialize(value, sortingKeys: sortingKeys)
@@ -39,7 +42,7 @@ enum JSONHarness {
 
 extension JSONHarness {
     static func checkObjectView(_ input: UnsafeRawBufferPointer, against verdict: Result<JSONValue, JSONError>) {
-        let viewed = Result { () throws(JSONError) -> JSONObjectView? in try JSONObjectView.parse(input) }
+        let viewed = Result { () throws(JSONError) -> JSONObjectView? in unsafe try JSONObjectView.parse(input) }
         switch (verdict, viewed) {
         case (.failure(let parsed), .failure(let view)):
             check(parsed.code == view.code, "parser fails with \(parsed.code), the object view with \(view.code)")

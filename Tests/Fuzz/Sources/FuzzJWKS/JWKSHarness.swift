@@ -2,6 +2,9 @@ import AppNativeAuth
 import AppNativeCrypto
 import AppNativeJSON
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count; buffers handed to the parsers are borrowed for their call and copied before they are kept.
+
 /// The JWKS document parser, exactly as the key cache calls it on a downloaded document
 /// (STYLE.md §6).
 ///
@@ -14,7 +17,7 @@ enum JWKSHarness {
     static let message = Array("header.payload".utf8)
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        let document = Array(input)
+        let document = unsafe Array(input)
         let keySet: JSONWebKeySet
         do throws(AuthError) {
             keySet = try JSONWebKeySet.parse(document)

@@ -2,6 +2,9 @@ import AppNativeAuth
 import AppNativeCrypto
 import AppNativeJSON
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count; buffers handed to the parsers are borrowed for their call and copied before they are kept.
+
 /// JWT header and claims parsing with fixed policies. The first byte picks the mode:
 /// - even: the rest is a compact token, checked against the Entra RS256 policy and the trusted
 ///   key of Tests/AppNativeAuthTests/Fixtures/vectors/jwt-attacks (its `entra-rs256` profile):
@@ -58,13 +61,13 @@ enum JWTHarness {
     }()
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        guard let mode = input.first else { return }
-        let rest = UnsafeRawBufferPointer(rebasing: input[1...])
-        if mode & 1 == 0 { compactToken(rest) } else { signedToken(Array(rest)) }
+        guard let mode = unsafe input.first else { return }
+        let rest = unsafe UnsafeRawBufferPointer(rebasing: input[1...])
+        if mode & 1 == 0 { unsafe compactToken(rest) } else { unsafe signedToken(Array(rest)) }
     }
 
     static func compactToken(_ bytes: UnsafeRawBufferPointer) {
-        let token = String(decoding: bytes, as: UTF8.self)
+        let token = unsafe String(decoding: bytes, as: UTF8.self)
         guard let jwt = try? UnverifiedJWT(token, policy: entraPolicy) else { return }
         check(jwt.header["alg"]?.stringValue == "RS256", "a header without alg RS256 passed")
         check(jwt.header["crit"] == nil, "a header with crit passed")

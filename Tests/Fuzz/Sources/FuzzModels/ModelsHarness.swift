@@ -1,6 +1,9 @@
 import AppNativeJSON
 import AppNativeModels
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count; buffers handed to the parsers are borrowed for their call and copied before they are kept.
+
 /// Every model decoder on arbitrary bytes. The first byte picks the model, the rest is the body.
 /// Besides not crashing:
 /// - a value that decodes re-encodes (only its present keys) to JSON that decodes to the same value
@@ -36,8 +39,8 @@ enum ModelsHarness {
     ]
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        guard let selector = input.first else { return }
-        let body = Array(input.dropFirst())
+        guard let selector = unsafe input.first else { return }
+        let body = unsafe Array(input.dropFirst())
         models[Int(selector) % models.count].1(body)
     }
 

@@ -1,5 +1,8 @@
 import AppNativeHTTP
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count; buffers handed to the parsers are borrowed for their call and copied before they are kept.
+
 /// The multipart parser must reach the same events and verdict however the body is split
 /// (docs/style.md §6), and never crash.
 ///
@@ -44,8 +47,8 @@ enum MultipartHarness {
     }
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        guard let splitByte = input.first else { return }
-        let rest = Array(input.dropFirst())
+        guard let splitByte = unsafe input.first else { return }
+        let rest = unsafe Array(input.dropFirst())
         guard let newline = rest.firstIndex(of: 0x0A) else { return }
         let contentType = String(decoding: rest[..<newline], as: UTF8.self)
         let boundary: MultipartBoundary
@@ -75,16 +78,16 @@ enum MultipartHarness {
         let maxHeld = boundary.value.utf8.count + 5
         var outcome = Outcome()
         for chunk in chunks {
-            let failed = chunk.withUnsafeBytes { buffer -> Bool in
+            let failed = unsafe chunk.withUnsafeBytes { buffer -> Bool in
                 var position = 0
                 var calls = 0
                 while true {
                     calls += 1
                     check(calls <= buffer.count + 16, "parser loops without progress at \(position) of \(buffer.count)")
-                    let rest = UnsafeRawBufferPointer(rebasing: buffer[position...])
+                    let rest = unsafe UnsafeRawBufferPointer(rebasing: buffer[position...])
                     let step: (consumed: Int, event: MultipartEvent?)
                     do throws(HTTPParseError) {
-                        step = try parser.parse(rest)
+                        step = unsafe try parser.parse(rest)
                     } catch {
                         outcome.error = error
                         outcome.errorStatus = error.status
@@ -92,7 +95,7 @@ enum MultipartHarness {
                     }
                     check((0...rest.count).contains(step.consumed), "consumed \(step.consumed) of \(rest.count)")
                     if let event = step.event {
-                        record(event, &outcome, rest, step.consumed, maxHeld)
+                        unsafe record(event, &outcome, rest, step.consumed, maxHeld)
                     } else {
                         check(step.consumed == rest.count, "no event with \(rest.count - step.consumed) bytes unconsumed")
                         return false
@@ -104,7 +107,7 @@ enum MultipartHarness {
         }
         do throws(HTTPParseError) {
             if let event = try parser.finish() {
-                record(event, &outcome, UnsafeRawBufferPointer(start: nil, count: 0), 0, maxHeld)
+                unsafe record(event, &outcome, UnsafeRawBufferPointer(start: nil, count: 0), 0, maxHeld)
             }
         } catch {
             outcome.error = error
@@ -122,7 +125,7 @@ enum MultipartHarness {
             outcome.parts.append(Part(head: head))
         case .content(let range):
             check(isInPart && range.lowerBound >= 0 && range.upperBound <= consumed && !range.isEmpty, "content range \(range) of \(consumed)")
-            outcome.parts[outcome.parts.count - 1].content += rest[range]
+            unsafe outcome.parts[outcome.parts.count - 1].content += rest[range]
         case .heldContent(let bytes):
             check(isInPart && consumed == 0 && !bytes.isEmpty && bytes.count <= maxHeld, "held \(bytes.count) bytes, consumed \(consumed)")
             outcome.parts[outcome.parts.count - 1].content += bytes
