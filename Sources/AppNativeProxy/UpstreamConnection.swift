@@ -25,7 +25,7 @@ enum UpstreamFailure: Error {
 }
 
 /// One keep-alive TCP connection to the upstream, owned by one loop.
-final class UpstreamConnection: EventHandler, EndOfIterationWork {
+final class UpstreamConnection: EventHandler, EndOfIterationWork, SocketReading {
     let fd: Int32
     /// The address dialled (one of the upstream's resolved addresses).
     let address: SocketAddress
@@ -50,7 +50,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     private var parser: HTTPResponseParser
     private var output = OutgoingBytes()
     private var isFlushScheduled = false
-    private var wasAboveWatermark = false
+    private var writeDemand = WriteDemand()
     private var isReadingPaused = false
     private(set) var hasReceivedResponseBytes = false
     /// Whether the TCP connect completed (before that, no byte of a request has left).
@@ -170,7 +170,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
         pool.loop.runAtEndOfIteration { [weak self] in
             guard let self, !self.isClosed else { return }
             self.drainPending()
-            self.readAvailable()
+            self.readFromSocket()
         }
     }
 
@@ -195,44 +195,26 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
             flush()
         }
         if events.contains(.writable) { flush() }
-        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
-            if input != .peerClosing {
-                input = events.isDisjoint(with: [.peerClosed, .hangUp, .error]) ? .readable : .peerClosing
-            }
-            readAvailable()
-        }
+        if reader.noteReadiness(events) { readFromSocket() }
     }
 
-    /// See `ServerConnection.InputState`: a short plain-TCP read means drained under edge
-    /// triggering, so the next recv would only return EAGAIN.
-    private var input = InputState.readable
+    /// The shared read loop's state (see `SocketReader`).
+    var reader = SocketReader()
 
-    private enum InputState {
-        /// A readiness event arrived: read until a short read or EAGAIN.
-        case readable
-        /// A short read: nothing to read until the next event.
-        case drained
-        /// The peer's FIN or an error was reported: read until recv returns 0 or fails.
-        case peerClosing
+    var wantsInput: Bool { !isClosed && !isReadingPaused }
+
+    func receiveIntoBuffer() -> (result: TransportResult, bufferSize: Int, shortReadDrainsSocket: Bool) {
+        (pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }, pool.scratch.count, transport.shortReadDrainsSocket)
     }
 
-    private func readAvailable() {
-        while !isClosed && !isReadingPaused && input != .drained {
-            let result = pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
-            switch result {
-            case .transferred(let received):
-                if received < pool.scratch.count && input == .readable && transport.shortReadDrainsSocket {
-                    input = .drained
-                }
-                process(pool.scratch, 0..<received)
-            case .wouldBlock:
-                // TLS may be waiting to write (handshake): give queued output a chance.
-                flush()
-                return
-            case .closed, .failed:
-                endOfStream()
-                return
-            }
+    func received(count: Int) { process(pool.scratch, 0..<count) }
+
+    private func readFromSocket() {
+        switch readAvailable() {
+        case .stopped: break
+        // TLS may be waiting to write (handshake): give queued output a chance.
+        case .wouldBlock: flush()
+        case .closed, .failed: endOfStream()
         }
     }
 
@@ -319,7 +301,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
     // MARK: Writing
 
     private func scheduleFlush() {
-        if !isBelowWatermark { wasAboveWatermark = true }
+        writeDemand.queued(pendingCount: output.pendingCount, highWatermark: pool.configuration.writeHighWatermark)
         guard !isFlushScheduled else { return }
         isFlushScheduled = true
         pool.loop.runAtEndOfIteration(self)
@@ -346,10 +328,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork {
             close()
             return
         }
-        if wasAboveWatermark {
-            wasAboveWatermark = false
-            delegate?.upstreamWritable(self)
-        }
+        if writeDemand.drained() { delegate?.upstreamWritable(self) }
     }
 
     // MARK: Ending

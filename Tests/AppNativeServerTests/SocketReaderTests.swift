@@ -1,0 +1,126 @@
+@testable import AppNativeServer
+import Testing
+
+/// A transport that answers `receive` from a script (no socket).
+private final class ScriptedTransport: ConnectionTransport {
+    var reads: [TransportResult]
+    let shortReadDrainsSocket: Bool
+    private(set) var receiveCalls = 0
+
+    init(_ reads: [TransportResult], shortReadDrainsSocket: Bool = true) {
+        self.reads = reads
+        self.shortReadDrainsSocket = shortReadDrainsSocket
+    }
+
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
+        receiveCalls += 1
+        guard !reads.isEmpty else { return .wouldBlock }
+        let result = reads.removeFirst()
+        if case .transferred(let count) = result {
+            for index in 0..<min(count, buffer.count) { buffer[index] = UInt8(truncatingIfNeeded: index) }
+        }
+        return result
+    }
+
+    func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult { .transferred(bytes.count) }
+    func shutdown() -> TransportResult { .transferred(0) }
+    var selectedHTTP2: Bool { false }
+}
+
+/// An owner of the shared read loop that records what it received.
+private final class RecordingReader: SocketReading {
+    var reader = SocketReader()
+    let transport: ScriptedTransport
+    var buffer = [UInt8](repeating: 0, count: 8)
+    var counts: [Int] = []
+    /// Stops wanting input after this many reads.
+    var limit = Int.max
+
+    init(_ transport: ScriptedTransport) { self.transport = transport }
+
+    var wantsInput: Bool { counts.count < limit }
+
+    func receiveIntoBuffer() -> (result: TransportResult, bufferSize: Int, shortReadDrainsSocket: Bool) {
+        let result = buffer.withUnsafeMutableBytes { transport.receive(into: $0) }
+        return (result, buffer.count, transport.shortReadDrainsSocket)
+    }
+
+    func received(count: Int) {
+        counts.append(count)
+        // The loop holds no access to the reader while the owner handles bytes.
+        _ = reader.peerHasClosed
+    }
+}
+
+@Suite struct SocketReaderTests {
+    /// Under edge triggering a short plain-TCP read proves the socket drained: no extra recv.
+    @Test func shortPlainReadEndsTheLoop() {
+        let owner = RecordingReader(ScriptedTransport([.transferred(8), .transferred(3), .transferred(5)]))
+        #expect(owner.readAvailable() == .stopped)
+        #expect(owner.counts == [8, 3])
+        #expect(owner.transport.receiveCalls == 2)
+        #expect(!owner.reader.mayHaveInput)
+        // The next readiness edge reads again.
+        let isInput = owner.reader.noteReadiness(.readable)
+        #expect(isInput)
+        #expect(owner.readAvailable() == .stopped)
+        #expect(owner.counts == [8, 3, 5])
+    }
+
+    /// TLS may hold decrypted bytes: a short read does not prove anything.
+    @Test func shortTLSReadReadsOn() {
+        let owner = RecordingReader(ScriptedTransport([.transferred(3), .transferred(2)], shortReadDrainsSocket: false))
+        #expect(owner.readAvailable() == .wouldBlock)
+        #expect(owner.counts == [3, 2])
+    }
+
+    @Test func peerCloseIsRemembered() {
+        let owner = RecordingReader(ScriptedTransport([.transferred(8), .closed]))
+        #expect(owner.readAvailable() == .closed)
+        #expect(owner.reader.peerHasClosed)
+        #expect(!owner.reader.mayHaveInput)
+        // A later edge does not reopen a closed input.
+        _ = owner.reader.noteReadiness(.readable)
+        #expect(owner.reader.peerHasClosed)
+    }
+
+    /// After the peer's FIN is reported, a short read does not end the loop: it reads to the close.
+    @Test func peerClosingReadsUntilTheClose() {
+        let owner = RecordingReader(ScriptedTransport([.transferred(3), .closed]))
+        let isInput = owner.reader.noteReadiness([.readable, .peerClosed])
+        #expect(isInput)
+        #expect(owner.readAvailable() == .closed)
+        #expect(owner.counts == [3])
+    }
+
+    @Test func ownerThatStopsWantingInputStopsTheLoop() {
+        let owner = RecordingReader(ScriptedTransport([.transferred(8), .transferred(8), .transferred(8)]))
+        owner.limit = 2
+        #expect(owner.readAvailable() == .stopped)
+        #expect(owner.counts == [8, 8])
+        #expect(owner.reader.mayHaveInput)
+    }
+
+    @Test func failureEndsTheLoop() {
+        let owner = RecordingReader(ScriptedTransport([.failed]))
+        #expect(owner.readAvailable() == .failed)
+    }
+
+    @Test func writablenessAloneIsNotInput() {
+        var reader = SocketReader()
+        let isInput = reader.noteReadiness(.writable)
+        #expect(!isInput)
+    }
+
+    @Test func writeDemandTellsAWaitingProducerOnce() {
+        var demand = WriteDemand()
+        demand.queued(pendingCount: 1, highWatermark: 2)
+        let belowWatermark = demand.drained()
+        #expect(!belowWatermark)
+        demand.queued(pendingCount: 2, highWatermark: 2)
+        let refused = demand.drained()
+        #expect(refused)
+        let toldAgain = demand.drained()
+        #expect(!toldAgain)
+    }
+}
