@@ -50,7 +50,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, SocketReading 
     private var parser: HTTPResponseParser
     private var output = OutgoingBytes()
     private var isFlushScheduled = false
-    private var writeDemand = WriteDemand()
+    private var writeDemand = WriteDemand.none
     private var isReadingPaused = false
     private(set) var hasReceivedResponseBytes = false
     /// Whether the TCP connect completed (before that, no byte of a request has left).
@@ -195,16 +195,25 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, SocketReading 
             flush()
         }
         if events.contains(.writable) { flush() }
-        if reader.noteReadiness(events) { readFromSocket() }
+        if !events.isDisjoint(with: SocketReader.inputEvents) {
+            reader = reader.afterReadiness(events)
+            readFromSocket()
+        }
     }
 
     /// The shared read loop's state (see `SocketReader`).
-    var reader = SocketReader()
+    private var reader = SocketReader()
+
+    var socketMayHaveInput: Bool { reader.mayHaveInput }
 
     var wantsInput: Bool { !isClosed && !isReadingPaused }
 
-    func receiveIntoBuffer() -> (result: TransportResult, bufferSize: Int, shortReadDrainsSocket: Bool) {
-        (pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }, pool.scratch.count, transport.shortReadDrainsSocket)
+    func receiveIntoBuffer() -> TransportResult {
+        let result = pool.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
+        let bufferSize = pool.scratch.count
+        let shortReadDrainsSocket = transport.shortReadDrainsSocket
+        reader = reader.afterRead(result, bufferSize: bufferSize, shortReadDrainsSocket: shortReadDrainsSocket)
+        return result
     }
 
     func received(count: Int) { process(pool.scratch, 0..<count) }
@@ -301,7 +310,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, SocketReading 
     // MARK: Writing
 
     private func scheduleFlush() {
-        writeDemand.queued(pendingCount: output.pendingCount, highWatermark: pool.configuration.writeHighWatermark)
+        writeDemand = writeDemand.afterQueuing(pendingCount: output.pendingCount, highWatermark: pool.configuration.writeHighWatermark)
         guard !isFlushScheduled else { return }
         isFlushScheduled = true
         pool.loop.runAtEndOfIteration(self)
@@ -328,7 +337,10 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, SocketReading 
             close()
             return
         }
-        if writeDemand.drained() { delegate?.upstreamWritable(self) }
+        if writeDemand == .producerWaiting {
+            writeDemand = .none
+            delegate?.upstreamWritable(self)
+        }
     }
 
     // MARK: Ending

@@ -26,7 +26,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
     private unowned let context: LoopContext
     private var state: State
     private var parser: HTTPRequestParser
-    var reader = SocketReader()
+    private var reader = SocketReader()
     /// Unconsumed input (`buffered[bufferedStart...]`), only used when a read left bytes over.
     private var buffered: [UInt8] = []
     private var bufferedStart = 0
@@ -143,16 +143,24 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
         if events.contains(.writable) {
             if state.writableShutsDown { shutDownOutput() } else { flush() }
         }
-        if reader.noteReadiness(events) { readFromSocket() }
+        if !events.isDisjoint(with: SocketReader.inputEvents) {
+            reader = reader.afterReadiness(events)
+            readFromSocket()
+        }
     }
 
     var wantsInput: Bool {
         state.wantsToRead(bufferedInput: buffered.count - bufferedStart, outputBelowWatermark: isBelowHighWatermark)
     }
 
-    func receiveIntoBuffer() -> (result: TransportResult, bufferSize: Int, shortReadDrainsSocket: Bool) {
+    var socketMayHaveInput: Bool { reader.mayHaveInput }
+
+    func receiveIntoBuffer() -> TransportResult {
         let result = context.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
-        return (result, context.scratch.count, transport.shortReadDrainsSocket)
+        let bufferSize = context.scratch.count
+        let shortReadDrainsSocket = transport.shortReadDrainsSocket
+        reader = reader.afterRead(result, bufferSize: bufferSize, shortReadDrainsSocket: shortReadDrainsSocket)
+        return result
     }
 
     func received(count: Int) {
@@ -172,7 +180,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
         case .wouldBlock:
             // The socket is drained until its next edge. (HTTP/2 relies on it: its flush asks
             // to resume reading, which must not read and flush again in a circle.)
-            if state.isHTTP2 { reader.waitForNextEdge() }
+            if state.isHTTP2 { reader = reader.waitingForNextEdge }
             // TLS may need to write to make progress (handshake, renegotiation refused).
             flush()
         case .closed:
@@ -401,7 +409,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
             processBufferedInput()
             readFromSocket()
         }
-        if work.contains(.http2Check), !isClosed { perform(state.http2Changed()) }
+        if work.contains(.http2Check), case .http2(let http2) = state.activity {
+            let facts = State.HTTP2Facts(isFinished: http2.isFinished, hasOpenStreams: http2.hasOpenStreams)
+            perform(state.http2Changed(facts))
+        }
     }
 
     // MARK: Failures
@@ -487,7 +498,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
             if let exchange = state.exchange { exchange.abort() }
             close()
         case .drained:
-            perform(state.writeDrained())
+            perform(state.writeDrained(hasActiveWork: hasActiveWork))
         }
     }
 
@@ -525,7 +536,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
         guard !isClosed else { return }
         // Reading stops while output is above the watermark; it may go on now.
         if state.isOpen { deferToEndOfIteration([.resume, .http2Check]) }
-        perform(state.writeDrained())
+        perform(state.writeDrained(hasActiveWork: http2.hasOpenStreams))
     }
 
     // MARK: Tunnel
@@ -582,7 +593,14 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
         perform(state.drain())
     }
 
-    var isIdle: Bool { state.isIdle }
+    /// Whether an exchange, a tunnel or an HTTP/2 stream is in progress.
+    private var hasActiveWork: Bool {
+        switch state.activity {
+        case .idle, .choosingProtocol: false
+        case .exchange, .tunnel: true
+        case .http2(let http2): http2.hasOpenStreams
+        }
+    }
 
     /// Abandoning an HTTP/1.1 exchange closes its connection.
     func abandon(_ exchange: HTTPExchange) { close() }

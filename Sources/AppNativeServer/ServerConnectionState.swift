@@ -11,26 +11,19 @@ protocol ServedExchange: AnyObject {
 
 extension HTTPExchange: ServedExchange {}
 
-/// What the connection state needs to know of a hosted HTTP/2 connection.
-protocol HostedHTTP2: AnyObject {
-    var hasOpenStreams: Bool { get }
-    /// The session has nothing more to do (both sides done, or GOAWAY sent and no stream left).
-    var isFinished: Bool { get }
-}
-
-extension HTTP2Connection: HostedHTTP2 {}
-
 /// The protocol state of one client connection as a value: events go in, the action the I/O
 /// shell (`ServerConnection`) performs comes out. No I/O, no callbacks: each method finishes its
 /// transition before the shell acts, so nothing a handler does in reaction re-enters it halfway.
 ///
 /// Generic over what it serves so tests drive it with fakes; the server specialises it with
-/// `HTTPExchange`, `ServerConnection.TunnelEnd` and `HTTP2Connection`.
+/// `HTTPExchange`, `ServerConnection.TunnelEnd` and `HTTP2Connection`. It never calls into the
+/// HTTP/2 session (the shell passes what it needs to know as facts): a call into libnghttp2
+/// inside a transition would cost every access to the shell's state a dynamic exclusivity check.
 ///
 /// HTTP/1.1 requests are served one at a time: a pipelined next request waits in the shell's
 /// buffer until the current response is finished, so responses leave in request order
 /// (RFC 9112 §9.3.2). Closing follows RFC 9112 §9.6 (see `Lifecycle`).
-struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: HostedHTTP2> {
+struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject> {
     /// What a deadline guards.
     enum DeadlinePhase: Equatable {
         /// Between requests.
@@ -208,7 +201,7 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: HostedHTTP
     private(set) var lifecycle = Lifecycle.open
     /// Set by every transition that changes the timer; the shell applies the `DeadlineChange`.
     private(set) var deadline = Deadline.armed(.keepAlive)
-    private var writeDemand = WriteDemand()
+    private var writeDemand = WriteDemand.none
 
     /// - Parameter choosesProtocol: HTTP/2 is on, so the first bytes decide the protocol.
     init(choosesProtocol: Bool) {
@@ -233,18 +226,6 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: HostedHTTP
         if case .choosingProtocol = activity { return true }
         return false
     }
-
-    /// Whether nothing is served (no exchange, no tunnel, no HTTP/2 stream).
-    var isIdle: Bool {
-        switch activity {
-        case .idle, .choosingProtocol: true
-        case .http2(let http2): !http2.hasOpenStreams
-        case .exchange, .tunnel: false
-        }
-    }
-
-    /// Whether an exchange, a tunnel or an HTTP/2 stream is in progress.
-    private var hasActiveWork: Bool { !isIdle }
 
     /// Whether the socket is read now. `bufferedInput`: bytes read and not parsed yet, which
     /// stop reading above `maxBufferedInput` (backpressure into TCP); `outputBelowWatermark`:
@@ -429,12 +410,13 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: HostedHTTP
     // MARK: HTTP/2
 
     /// After the session's calls (streams opened or ended, the session ended): its deadline and
-    /// whether the connection is done.
-    mutating func http2Changed() -> Step {
-        guard case .http2(let http2) = activity, lifecycle.isOpen else { return .nothing }
-        if http2.isFinished { return Step(deadline: .keep, action: .closeAfterFlush(.nothing)) }
+    /// whether the connection is done. The shell reads `session`'s facts before the transition
+    /// (they call into libnghttp2, which must not run inside it).
+    mutating func http2Changed(_ session: HTTP2Facts) -> Step {
+        guard case .http2 = activity, lifecycle.isOpen else { return .nothing }
+        if session.isFinished { return Step(deadline: .keep, action: .closeAfterFlush(.nothing)) }
         if deadline.phase == .write { return .nothing }
-        if http2.hasOpenStreams {
+        if session.hasOpenStreams {
             // Streams are bounded by flow control and their handlers' own timeouts.
             guard case .armed(let phase) = deadline else { return .nothing }
             deadline = .disarmed(phase)
@@ -444,6 +426,12 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: HostedHTTP
         return Step(deadline: .arm(.keepAlive), action: .none)
     }
 
+    /// What `http2Changed` needs to know of the session.
+    struct HTTP2Facts {
+        var isFinished: Bool
+        var hasOpenStreams: Bool
+    }
+
     /// Whether the HTTP/2 session may still produce output (open, or flushing its last frames).
     var producesHTTP2Output: Bool { lifecycle.isOpen || lifecycle == .flushing }
 
@@ -451,7 +439,7 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: HostedHTTP
 
     /// Bytes were queued; `pendingCount` are waiting for the socket.
     mutating func outputQueued(pendingCount: Int, highWatermark: Int) {
-        writeDemand.queued(pendingCount: pendingCount, highWatermark: highWatermark)
+        writeDemand = writeDemand.afterQueuing(pendingCount: pendingCount, highWatermark: highWatermark)
     }
 
     /// The socket took less than was queued; `progressed`: some bytes left.
@@ -465,8 +453,9 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: HostedHTTP
     }
 
     /// The output drained: the write deadline ends, a closing connection shuts down, and a
-    /// producer that waited hears of it.
-    mutating func writeDrained() -> Step {
+    /// producer that waited hears of it. `hasActiveWork`: an exchange, a tunnel or an HTTP/2
+    /// stream is in progress.
+    mutating func writeDrained(hasActiveWork: Bool) -> Step {
         var change = DeadlineChange.keep
         if deadline.phase == .write {
             if hasActiveWork {
@@ -478,7 +467,8 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: HostedHTTP
             }
         }
         if lifecycle == .flushing { return Step(deadline: change, action: .shutDownOutput) }
-        guard writeDemand.drained() else { return Step(deadline: change, action: .none) }
+        guard writeDemand == .producerWaiting else { return Step(deadline: change, action: .none) }
+        writeDemand = .none
         switch activity {
         case .exchange(let exchange): return Step(deadline: change, action: .producerMayWrite(.exchange(exchange)))
         case .tunnel(let tunnel, _): return Step(deadline: change, action: .producerMayWrite(.tunnel(tunnel)))

@@ -25,9 +25,7 @@ private final class FakeExchange: ServedExchange, Equatable, CustomStringConvert
     var description: String { name }
 }
 
-private final class FakeSession: HostedHTTP2, Equatable {
-    var hasOpenStreams = false
-    var isFinished = false
+private final class FakeSession: Equatable {
     static func == (lhs: FakeSession, rhs: FakeSession) -> Bool { lhs === rhs }
 }
 
@@ -81,7 +79,7 @@ private typealias Step = State.Step
         // Input is still read (and dropped) so it never turns into a reset.
         #expect(state.wantsToRead(bufferedInput: 0, outputBelowWatermark: true))
         #expect(state.bytesArrived() == .drop)
-        #expect(state.writeDrained().action == .shutDownOutput)
+        #expect(state.writeDrained(hasActiveWork: false).action == .shutDownOutput)
         #expect(state.outputShutDown(.done, peerClosed: false) == Step(deadline: .arm(.linger), action: .linger))
         #expect(state.lifecycle == .lingering)
         #expect(state.peerClosed() == Step(deadline: .keep, action: .close))
@@ -244,7 +242,7 @@ private typealias Step = State.Step
         #expect(state.writeBlocked(progressed: false) == .keep)
         #expect(state.writeBlocked(progressed: true) == .arm(.write))
         // Drained with the exchange still running: no deadline until the next read.
-        #expect(state.writeDrained() == Step(deadline: .disarm, action: .none))
+        #expect(state.writeDrained(hasActiveWork: true) == Step(deadline: .disarm, action: .none))
         #expect(state.bytesArrived() == .consume(.arm(.body)))
         #expect(state.deadlinePassed().action == .sendError(status: 408, aborting: exchange))
     }
@@ -262,7 +260,7 @@ private typealias Step = State.Step
     @Test func drainedOutputWithoutWorkReturnsToKeepAlive() {
         var state = State(choosesProtocol: false)
         _ = state.writeBlocked(progressed: true)
-        #expect(state.writeDrained() == Step(deadline: .arm(.keepAlive), action: .none))
+        #expect(state.writeDrained(hasActiveWork: false) == Step(deadline: .arm(.keepAlive), action: .none))
     }
 
     @Test func producerRefusedRoomHearsOnceThatTheOutputDrained() {
@@ -270,10 +268,10 @@ private typealias Step = State.Step
         let exchange = FakeExchange("big")
         _ = state.requestStarted(exchange, keepAlive: true, draining: false)
         state.outputQueued(pendingCount: 10, highWatermark: 64)
-        #expect(state.writeDrained().action == .none)
+        #expect(state.writeDrained(hasActiveWork: true).action == .none)
         state.outputQueued(pendingCount: 64, highWatermark: 64)
-        #expect(state.writeDrained().action == .producerMayWrite(.exchange(exchange)))
-        #expect(state.writeDrained().action == .none)
+        #expect(state.writeDrained(hasActiveWork: true).action == .producerMayWrite(.exchange(exchange)))
+        #expect(state.writeDrained(hasActiveWork: true).action == .none)
     }
 
     // MARK: Draining
@@ -333,15 +331,13 @@ private typealias Step = State.Step
         // HTTP/1.1's head and body deadlines do not apply.
         #expect(state.bytesArrived() == .consume(.keep))
         #expect(!state.wantsToRead(bufferedInput: 0, outputBelowWatermark: false))
-        session.hasOpenStreams = true
-        #expect(state.http2Changed() == Step(deadline: .disarm, action: .none))
-        #expect(state.http2Changed() == .nothing)
-        #expect(!state.isIdle)
-        session.hasOpenStreams = false
-        #expect(state.http2Changed() == Step(deadline: .arm(.keepAlive), action: .none))
+        let streaming = State.HTTP2Facts(isFinished: false, hasOpenStreams: true)
+        #expect(state.http2Changed(streaming) == Step(deadline: .disarm, action: .none))
+        #expect(state.http2Changed(streaming) == .nothing)
+        let idle = State.HTTP2Facts(isFinished: false, hasOpenStreams: false)
+        #expect(state.http2Changed(idle) == Step(deadline: .arm(.keepAlive), action: .none))
         #expect(state.deadlinePassed().action == .goAwayAndCloseAfterFlush(session))
-        session.isFinished = true
-        #expect(state.http2Changed().action == .closeAfterFlush(.nothing))
+        #expect(state.http2Changed(State.HTTP2Facts(isFinished: true, hasOpenStreams: false)).action == .closeAfterFlush(.nothing))
     }
 
     @Test func http2StartedWhileDrainingSendsGoAway() {

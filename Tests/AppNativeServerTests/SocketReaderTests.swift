@@ -40,9 +40,12 @@ private final class RecordingReader: SocketReading {
 
     var wantsInput: Bool { counts.count < limit }
 
-    func receiveIntoBuffer() -> (result: TransportResult, bufferSize: Int, shortReadDrainsSocket: Bool) {
+    var socketMayHaveInput: Bool { reader.mayHaveInput }
+
+    func receiveIntoBuffer() -> TransportResult {
         let result = buffer.withUnsafeMutableBytes { transport.receive(into: $0) }
-        return (result, buffer.count, transport.shortReadDrainsSocket)
+        reader = reader.afterRead(result, bufferSize: buffer.count, shortReadDrainsSocket: transport.shortReadDrainsSocket)
+        return result
     }
 
     func received(count: Int) {
@@ -61,8 +64,7 @@ private final class RecordingReader: SocketReading {
         #expect(owner.transport.receiveCalls == 2)
         #expect(!owner.reader.mayHaveInput)
         // The next readiness edge reads again.
-        let isInput = owner.reader.noteReadiness(.readable)
-        #expect(isInput)
+        owner.reader = owner.reader.afterReadiness(.readable)
         #expect(owner.readAvailable() == .stopped)
         #expect(owner.counts == [8, 3, 5])
     }
@@ -80,15 +82,14 @@ private final class RecordingReader: SocketReading {
         #expect(owner.reader.peerHasClosed)
         #expect(!owner.reader.mayHaveInput)
         // A later edge does not reopen a closed input.
-        _ = owner.reader.noteReadiness(.readable)
+        owner.reader = owner.reader.afterReadiness(.readable)
         #expect(owner.reader.peerHasClosed)
     }
 
     /// After the peer's FIN is reported, a short read does not end the loop: it reads to the close.
     @Test func peerClosingReadsUntilTheClose() {
         let owner = RecordingReader(ScriptedTransport([.transferred(3), .closed]))
-        let isInput = owner.reader.noteReadiness([.readable, .peerClosed])
-        #expect(isInput)
+        owner.reader = owner.reader.afterReadiness([.readable, .peerClosed])
         #expect(owner.readAvailable() == .closed)
         #expect(owner.counts == [3])
     }
@@ -107,20 +108,14 @@ private final class RecordingReader: SocketReading {
     }
 
     @Test func writablenessAloneIsNotInput() {
-        var reader = SocketReader()
-        let isInput = reader.noteReadiness(.writable)
-        #expect(!isInput)
+        #expect(SocketReader.inputEvents.isDisjoint(with: .writable))
+        #expect(!SocketReader.inputEvents.isDisjoint(with: .hangUp))
     }
 
-    @Test func writeDemandTellsAWaitingProducerOnce() {
-        var demand = WriteDemand()
-        demand.queued(pendingCount: 1, highWatermark: 2)
-        let belowWatermark = demand.drained()
-        #expect(!belowWatermark)
-        demand.queued(pendingCount: 2, highWatermark: 2)
-        let refused = demand.drained()
-        #expect(refused)
-        let toldAgain = demand.drained()
-        #expect(!toldAgain)
+    @Test func producerWaitsOnceTheOutputReachesTheWatermark() {
+        #expect(WriteDemand.none.afterQueuing(pendingCount: 1, highWatermark: 2) == .none)
+        #expect(WriteDemand.none.afterQueuing(pendingCount: 2, highWatermark: 2) == .producerWaiting)
+        // Queuing less later does not forget the waiting producer.
+        #expect(WriteDemand.producerWaiting.afterQueuing(pendingCount: 0, highWatermark: 2) == .producerWaiting)
     }
 }

@@ -25,9 +25,15 @@ package struct SocketReader: Sendable {
         case failed
     }
 
+    // Transitions return the next value instead of mutating in place: the owner assigns it, so
+    // no access to its stored reader spans a call, and the reader keeps static exclusivity
+    // enforcement even where these functions are not inlined (another module).
     package private(set) var input = Input.readable
 
     package init() {}
+
+    /// The readiness events that concern input.
+    package static let inputEvents: IOEvents = [.readable, .peerClosed, .hangUp, .error]
 
     /// Whether the peer's FIN was read.
     package var peerHasClosed: Bool { input == .peerClosed }
@@ -35,53 +41,61 @@ package struct SocketReader: Sendable {
     /// Whether a `recv` may return bytes.
     package var mayHaveInput: Bool { input != .drained && input != .peerClosed }
 
-    /// Records a readiness event; true when it concerns input.
-    package mutating func noteReadiness(_ events: IOEvents) -> Bool {
-        guard !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) else { return false }
+    /// The reader after a readiness event that concerns input (`inputEvents`).
+    package func afterReadiness(_ events: IOEvents) -> SocketReader {
+        var next = self
         switch input {
         case .peerClosed, .peerClosing: break
         case .readable, .drained:
-            input = events.isDisjoint(with: [.peerClosed, .hangUp, .error]) ? .readable : .peerClosing
+            next.input = events.isDisjoint(with: [.peerClosed, .hangUp, .error]) ? .readable : .peerClosing
         }
-        return true
+        return next
     }
 
-    /// Nothing more until the next edge (an EAGAIN the caller trusts).
-    package mutating func waitForNextEdge() { input = .drained }
+    /// The reader once nothing is expected until the next edge (an EAGAIN the owner trusts).
+    package var waitingForNextEdge: SocketReader {
+        var next = self
+        next.input = .drained
+        return next
+    }
 
-    /// Records what a `recv` returned into a buffer of `bufferSize` bytes.
-    package mutating func note(_ result: TransportResult, bufferSize: Int, shortReadDrainsSocket: Bool) {
+    /// The reader after a `recv` into a buffer of `bufferSize` bytes returned `result`.
+    package func afterRead(_ result: TransportResult, bufferSize: Int, shortReadDrainsSocket: Bool) -> SocketReader {
+        var next = self
         switch result {
         case .transferred(let received):
-            if received < bufferSize && input == .readable && shortReadDrainsSocket { input = .drained }
+            if received < bufferSize && input == .readable && shortReadDrainsSocket { next.input = .drained }
         case .closed:
-            input = .peerClosed
+            next.input = .peerClosed
         case .wouldBlock, .failed:
             break
         }
+        return next
     }
 }
 
-/// A connection that reads its socket with the shared loop (`readAvailable()`). Its methods are
-/// called from the loop only; each access to `reader` is brief, so what `received(count:)` does
-/// (parse, call handlers, close) may touch the reader again.
+/// A connection that reads its socket with the shared loop (`readAvailable()`), keeping a
+/// `SocketReader` as a private stored property. The requirements never expose that property (a
+/// settable requirement would make every access to it a dynamic exclusivity check), and each
+/// touches it briefly, so what `received(count:)` does (parse, call handlers, close) may read it
+/// again.
 package protocol SocketReading: AnyObject {
-    var reader: SocketReader { get set }
+    /// The reader's `mayHaveInput`.
+    var socketMayHaveInput: Bool { get }
     /// Whether the owner takes input now (it may stop mid-loop: backpressure, a pause, a close).
     var wantsInput: Bool { get }
-    /// One `recv` into the owner's receive buffer: its result and the buffer's size.
-    func receiveIntoBuffer() -> (result: TransportResult, bufferSize: Int, shortReadDrainsSocket: Bool)
+    /// One `recv` into the owner's receive buffer, recorded in its reader (`afterRead`).
+    func receiveIntoBuffer() -> TransportResult
     /// `count` fresh bytes are at the start of the receive buffer.
     func received(count: Int)
 }
 
 extension SocketReading {
     /// Reads while the owner wants input and the socket may have it.
-    package func readAvailable() -> SocketReader.End {
-        while reader.mayHaveInput && wantsInput {
-            let read = receiveIntoBuffer()
-            reader.note(read.result, bufferSize: read.bufferSize, shortReadDrainsSocket: read.shortReadDrainsSocket)
-            switch read.result {
+    @inlinable package func readAvailable() -> SocketReader.End {
+        while socketMayHaveInput && wantsInput {
+            let result = receiveIntoBuffer()
+            switch result {
             case .transferred(let count): received(count: count)
             case .wouldBlock: return .wouldBlock
             case .closed: return .closed
@@ -93,26 +107,15 @@ extension SocketReading {
 }
 
 /// Whether a producer was refused room (the output passed the high watermark) and waits to hear
-/// that it drained: the one write-demand rule client and upstream connections share.
-package struct WriteDemand: Sendable {
-    private enum State: Sendable {
-        case none
-        case producerWaiting
-    }
+/// that it drained: the one write-demand rule client and upstream connections share. A value the
+/// owner reassigns (see `SocketReader`).
+package enum WriteDemand: Sendable, Equatable {
+    case none
+    /// A producer was refused room and waits to hear that the output drained.
+    case producerWaiting
 
-    private var state = State.none
-
-    package init() {}
-
-    /// Bytes were queued; `pendingCount` wait for the socket.
-    package mutating func queued(pendingCount: Int, highWatermark: Int) {
-        if pendingCount >= highWatermark { state = .producerWaiting }
-    }
-
-    /// The output drained; true when a producer waited (it is told once).
-    package mutating func drained() -> Bool {
-        guard case .producerWaiting = state else { return false }
-        state = .none
-        return true
+    /// After bytes were queued; `pendingCount` wait for the socket.
+    package func afterQueuing(pendingCount: Int, highWatermark: Int) -> WriteDemand {
+        pendingCount >= highWatermark ? .producerWaiting : self
     }
 }
