@@ -13,10 +13,17 @@ import Glibc
 final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier, SocketReading {
     typealias State = ServerConnectionState<HTTPExchange, TunnelEnd, HTTP2Connection>
 
-    /// A tunnel and the owner that hears the client's bytes.
-    struct TunnelEnd {
+    /// A tunnel and the owner that hears the client's bytes. A class, so that releasing it inside
+    /// a transition runs a known deinit (an existential's release could run anything, which
+    /// would cost every access to the state a dynamic exclusivity check).
+    final class TunnelEnd {
         let tunnel: Tunnel
         let delegate: any TunnelDelegate
+
+        init(tunnel: Tunnel, delegate: any TunnelDelegate) {
+            self.tunnel = tunnel
+            self.delegate = delegate
+        }
     }
 
     let fd: Int32
@@ -31,6 +38,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
     private var buffered: [UInt8] = []
     private var bufferedStart = 0
     private var output = OutgoingBytes()
+    private var writeDemand = WriteDemand.none
     var isClosed: Bool { state.isClosed }
     var registryIndex = -1
     /// The deadline of the current phase (the state says which), on the loop's timer heap.
@@ -95,6 +103,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
             exchange.abort()
             close()
         case .resumeReading:
+            resumeReading()
+        case .endExchangeForTunnel(let exchange):
+            exchange.ended()
+            context.handler.exchangeDidEnd(exchange)
             resumeReading()
         case .continueAndResumeReading:
             append(Self.continueHead)
@@ -227,10 +239,12 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
     /// `bytes` is a copy of the buffer's reference: body slices handed out are views of it, never
     /// of storage that is reused while they live.
     private func feed(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
-        if state.isChoosingProtocol, !chooseProtocol(bytes, range) { return 0 }
         var position = range.lowerBound
         parsing: while true {
             switch state.route(hasInput: position < range.upperBound) {
+            case .chooseProtocol:
+                if !chooseProtocol(bytes, range) { return 0 }
+                continue parsing
             case .http2(let http2):
                 if position < range.upperBound {
                     bytes.withUnsafeBytes { http2.receive(UnsafeRawBufferPointer(rebasing: $0[position..<range.upperBound])) }
@@ -353,11 +367,12 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
     }
 
     func pauseTunnel() {
-        state.tunnelPaused()
+        _ = state.tunnelPaused()
     }
 
     func resumeTunnel() {
-        perform(state.tunnelResumed())
+        let resumed = state.tunnelResumed()
+        perform(resumed.step)
     }
 
     func exchangeFinished(_ exchange: HTTPExchange) {
@@ -480,15 +495,17 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
 
     /// Coalesces everything written in this loop iteration into one `send`.
     private func scheduleFlush() {
-        state.outputQueued(pendingCount: output.pendingCount, highWatermark: context.configuration.writeHighWatermark)
+        writeDemand = writeDemand.afterQueuing(pendingCount: output.pendingCount, highWatermark: context.configuration.writeHighWatermark)
         deferToEndOfIteration(.flush)
     }
 
     private func flush() {
-        guard !isClosed else { return }
-        if case .http2(let http2) = state.activity {
+        switch state.writer {
+        case .closed: return
+        case .http2(let http2):
             flushHTTP2(http2)
             return
+        case .http1: break
         }
         switch output.drain(to: transport) {
         case .blocked(let progressed):
@@ -498,7 +515,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
             if let exchange = state.exchange { exchange.abort() }
             close()
         case .drained:
-            perform(state.writeDrained(hasActiveWork: hasActiveWork))
+            let demand = writeDemand
+            let drained = state.writeDrained(demand: demand)
+            writeDemand = drained.demand
+            perform(drained.step)
         }
     }
 
@@ -536,17 +556,18 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
         guard !isClosed else { return }
         // Reading stops while output is above the watermark; it may go on now.
         if state.isOpen { deferToEndOfIteration([.resume, .http2Check]) }
-        perform(state.writeDrained(hasActiveWork: http2.hasOpenStreams))
+        let hasOpenStreams = http2.hasOpenStreams
+        let demand = writeDemand
+        let drained = state.writeDrained(demand: demand, http2HasOpenStreams: hasOpenStreams)
+        writeDemand = drained.demand
+        perform(drained.step)
     }
 
     // MARK: Tunnel
 
     func startTunnel(for exchange: HTTPExchange, delegate: any TunnelDelegate) -> Tunnel? {
         let tunnel = Tunnel(connection: self)
-        let step = state.tunnelStarted(TunnelEnd(tunnel: tunnel, delegate: delegate))
-        exchange.ended()
-        context.handler.exchangeDidEnd(exchange)
-        perform(step)
+        perform(state.tunnelStarted(TunnelEnd(tunnel: tunnel, delegate: delegate), by: exchange))
         return tunnel
     }
 
@@ -589,18 +610,14 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
     }
 
     /// Graceful shutdown: idle connections close now, busy ones after their current response.
+    /// Not inlined into the server's loop over its connections, where the optimizer would let
+    /// the access to the state span the action.
+    @inline(never)
     func drain() {
         perform(state.drain())
     }
 
-    /// Whether an exchange, a tunnel or an HTTP/2 stream is in progress.
-    private var hasActiveWork: Bool {
-        switch state.activity {
-        case .idle, .choosingProtocol: false
-        case .exchange, .tunnel: true
-        case .http2(let http2): http2.hasOpenStreams
-        }
-    }
+
 
     /// Abandoning an HTTP/1.1 exchange closes its connection.
     func abandon(_ exchange: HTTPExchange) { close() }

@@ -137,6 +137,8 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
         case goAwayAndCloseAfterFlush(HTTP2)
         /// Send GOAWAY; in-flight streams finish.
         case goAway(HTTP2)
+        /// The exchange became a tunnel: release it, report it, read the tunnel's bytes.
+        case endExchangeForTunnel(Exchange)
         /// Tell the producer (exchange or tunnel owner) that the output drained.
         case producerMayWrite(Producer)
         /// Send the close_notify and FIN now (the output is empty).
@@ -173,6 +175,8 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
 
     /// Where parsed input goes now.
     enum InputRoute {
+        /// The first bytes decide the protocol (`choseHTTP1`, `startedHTTP2`).
+        case chooseProtocol
         case http2(HTTP2)
         case tunnel(Tunnel)
         /// The HTTP/1.1 parser runs.
@@ -201,7 +205,6 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
     private(set) var lifecycle = Lifecycle.open
     /// Set by every transition that changes the timer; the shell applies the `DeadlineChange`.
     private(set) var deadline = Deadline.armed(.keepAlive)
-    private var writeDemand = WriteDemand.none
 
     /// - Parameter choosesProtocol: HTTP/2 is on, so the first bytes decide the protocol.
     init(choosesProtocol: Bool) {
@@ -279,7 +282,8 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
         case .http2(let http2): return .http2(http2)
         case .tunnel(let tunnel, _): return .tunnel(tunnel)
         case .exchange(let exchange): return exchange.requestBody == .reading ? .parse : .hold
-        case .idle, .choosingProtocol: return hasInput ? .parse : .hold
+        case .choosingProtocol: return .chooseProtocol
+        case .idle: return hasInput ? .parse : .hold
         }
     }
 
@@ -299,6 +303,7 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
 
     /// The first bytes chose HTTP/2 and the session is ready.
     mutating func startedHTTP2(_ http2: HTTP2, draining: Bool) -> Step {
+        guard case .choosingProtocol = activity else { return .nothing }
         activity = .http2(http2)
         return Step(deadline: .keep, action: draining ? .goAway(http2) : .none)
     }
@@ -307,6 +312,8 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
 
     /// A request head was parsed and its exchange made.
     mutating func requestStarted(_ exchange: Exchange, keepAlive: Bool, draining: Bool) -> Step {
+        // A head is parsed only between exchanges (see `route`).
+        guard case .idle = activity else { return .nothing }
         if !keepAlive || draining { closeAfterResponse() }
         activity = .exchange(exchange)
         deadline = .disarmed(deadline.phase)
@@ -390,21 +397,37 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
 
     // MARK: Tunnel
 
-    /// A 101 turned the connection into a tunnel; the exchange is over.
-    mutating func tunnelStarted(_ tunnel: Tunnel) -> Step {
-        activity = .tunnel(tunnel, .flowing)
+    /// A 101 turned the exchange's connection into a tunnel; the exchange is over.
+    mutating func tunnelStarted(_ tunnel: Tunnel, by exchange: Exchange) -> Step {
+        guard case .exchange(let current) = activity, current === exchange else { return .nothing }
+        let served = replaceActivity(with: .tunnel(tunnel, .flowing))
+        guard case .exchange(let ended) = served else { return .nothing }
         deadline = .disarmed(deadline.phase)
-        return Step(deadline: .disarm, action: .resumeReading)
+        return Step(deadline: .disarm, action: .endExchangeForTunnel(ended))
     }
 
-    mutating func tunnelPaused() {
-        if case .tunnel(let tunnel, .flowing) = activity { activity = .tunnel(tunnel, .paused) }
+    /// The tunnel's owner paused it. Returns the replaced activity (see `replaceActivity`).
+    @discardableResult
+    mutating func tunnelPaused() -> Activity? {
+        guard case .tunnel(let tunnel, _) = activity else { return nil }
+        return replaceActivity(with: .tunnel(tunnel, .paused))
     }
 
-    mutating func tunnelResumed() -> Step {
-        guard case .tunnel(let tunnel, .paused) = activity else { return .nothing }
-        activity = .tunnel(tunnel, .flowing)
-        return Step(deadline: .keep, action: .resumeReading)
+    /// The tunnel's owner resumed it. The step carries the replaced activity away (see
+    /// `replaceActivity`).
+    mutating func tunnelResumed() -> (step: Step, replaced: Activity?) {
+        guard case .tunnel(let tunnel, let flow) = activity else { return (.nothing, nil) }
+        let replaced = replaceActivity(with: .tunnel(tunnel, .flowing))
+        return (flow == .paused ? Step(deadline: .keep, action: .resumeReading) : .nothing, replaced)
+    }
+
+    /// Swaps in `next` and hands back what it replaced, so the caller releases that value after
+    /// the transition: a release may run a delegate's deinit, and unknown code inside an access
+    /// to the shell's state would cost every access to it a dynamic exclusivity check.
+    private mutating func replaceActivity(with next: Activity) -> Activity {
+        var replaced = next
+        swap(&activity, &replaced)
+        return replaced
     }
 
     // MARK: HTTP/2
@@ -437,11 +460,6 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
 
     // MARK: Writing
 
-    /// Bytes were queued; `pendingCount` are waiting for the socket.
-    mutating func outputQueued(pendingCount: Int, highWatermark: Int) {
-        writeDemand = writeDemand.afterQueuing(pendingCount: pendingCount, highWatermark: highWatermark)
-    }
-
     /// The socket took less than was queued; `progressed`: some bytes left.
     mutating func writeBlocked(progressed: Bool) -> DeadlineChange {
         // A client that stops reading hits the write timeout.
@@ -452,10 +470,38 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
         return .keep
     }
 
+    /// Where the shell's output goes.
+    enum Writer {
+        case closed
+        /// HTTP/1.1 (or the protocol is being chosen): the queued bytes as they are.
+        case http1
+        /// The session produces frames into the output first.
+        case http2(HTTP2)
+    }
+
+    var writer: Writer {
+        if lifecycle == .closed { return .closed }
+        if case .http2(let http2) = activity { return .http2(http2) }
+        return .http1
+    }
+
     /// The output drained: the write deadline ends, a closing connection shuts down, and a
-    /// producer that waited hears of it. `hasActiveWork`: an exchange, a tunnel or an HTTP/2
-    /// stream is in progress.
-    mutating func writeDrained(hasActiveWork: Bool) -> Step {
+    /// producer that waited hears of it. `demand`: the shell's write demand (kept there, beside
+    /// the output queue it follows), answered here: the shell keeps the demand returned;
+    /// `http2HasOpenStreams`: the session's streams, read by the shell (see `http2Changed`).
+    mutating func writeDrained(demand: WriteDemand, http2HasOpenStreams: Bool = false) -> (step: Step, demand: WriteDemand) {
+        // `if case` without a payload copy: a switch over every case copies the tunnel's
+        // delegate, and releasing it here would count as unknown code inside the shell's access.
+        let hasActiveWork: Bool
+        if case .idle = activity {
+            hasActiveWork = false
+        } else if case .choosingProtocol = activity {
+            hasActiveWork = false
+        } else if case .http2 = activity {
+            hasActiveWork = http2HasOpenStreams
+        } else {
+            hasActiveWork = true
+        }
         var change = DeadlineChange.keep
         if deadline.phase == .write {
             if hasActiveWork {
@@ -466,14 +512,15 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
                 change = .arm(.keepAlive)
             }
         }
-        if lifecycle == .flushing { return Step(deadline: change, action: .shutDownOutput) }
-        guard writeDemand == .producerWaiting else { return Step(deadline: change, action: .none) }
-        writeDemand = .none
-        switch activity {
-        case .exchange(let exchange): return Step(deadline: change, action: .producerMayWrite(.exchange(exchange)))
-        case .tunnel(let tunnel, _): return Step(deadline: change, action: .producerMayWrite(.tunnel(tunnel)))
-        case .idle, .choosingProtocol, .http2: return Step(deadline: change, action: .none)
+        if lifecycle == .flushing { return (Step(deadline: change, action: .shutDownOutput), demand) }
+        guard demand == .producerWaiting else { return (Step(deadline: change, action: .none), demand) }
+        if case .exchange(let exchange) = activity {
+            return (Step(deadline: change, action: .producerMayWrite(.exchange(exchange))), .none)
         }
+        if case .tunnel(let tunnel, _) = activity {
+            return (Step(deadline: change, action: .producerMayWrite(.tunnel(tunnel))), .none)
+        }
+        return (Step(deadline: change, action: .none), .none)
     }
 
     // MARK: Closing
@@ -567,15 +614,12 @@ struct ServerConnectionState<Exchange: ServedExchange, Tunnel, HTTP2: AnyObject>
     /// Graceful shutdown: idle connections close now, busy ones after their current response,
     /// HTTP/2 sends GOAWAY and lets its streams finish.
     mutating func drain() -> Step {
-        switch activity {
-        case .http2(let http2):
-            return Step(deadline: .keep, action: .goAway(http2))
-        case .idle, .choosingProtocol:
-            return Step(deadline: .keep, action: .closeAfterFlush(.nothing))
-        case .exchange, .tunnel:
-            closeAfterResponse()
-            return .nothing
-        }
+        if case .http2(let http2) = activity { return Step(deadline: .keep, action: .goAway(http2)) }
+        if case .idle = activity { return Step(deadline: .keep, action: .closeAfterFlush(.nothing)) }
+        if case .choosingProtocol = activity { return Step(deadline: .keep, action: .closeAfterFlush(.nothing)) }
+        // An exchange or a tunnel.
+        closeAfterResponse()
+        return .nothing
     }
 
     /// Closes now. Returns what to tear down and whether the TLS close_notify is still owed (an

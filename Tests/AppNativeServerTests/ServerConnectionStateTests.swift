@@ -79,7 +79,9 @@ private typealias Step = State.Step
         // Input is still read (and dropped) so it never turns into a reset.
         #expect(state.wantsToRead(bufferedInput: 0, outputBelowWatermark: true))
         #expect(state.bytesArrived() == .drop)
-        #expect(state.writeDrained(hasActiveWork: false).action == .shutDownOutput)
+        let demand = WriteDemand.none
+        let drained = state.writeDrained(demand: demand).step
+        #expect(drained.action == .shutDownOutput)
         #expect(state.outputShutDown(.done, peerClosed: false) == Step(deadline: .arm(.linger), action: .linger))
         #expect(state.lifecycle == .lingering)
         #expect(state.peerClosed() == Step(deadline: .keep, action: .close))
@@ -242,7 +244,9 @@ private typealias Step = State.Step
         #expect(state.writeBlocked(progressed: false) == .keep)
         #expect(state.writeBlocked(progressed: true) == .arm(.write))
         // Drained with the exchange still running: no deadline until the next read.
-        #expect(state.writeDrained(hasActiveWork: true) == Step(deadline: .disarm, action: .none))
+        let demand = WriteDemand.none
+        let drained = state.writeDrained(demand: demand).step
+        #expect(drained == Step(deadline: .disarm, action: .none))
         #expect(state.bytesArrived() == .consume(.arm(.body)))
         #expect(state.deadlinePassed().action == .sendError(status: 408, aborting: exchange))
     }
@@ -260,18 +264,21 @@ private typealias Step = State.Step
     @Test func drainedOutputWithoutWorkReturnsToKeepAlive() {
         var state = State(choosesProtocol: false)
         _ = state.writeBlocked(progressed: true)
-        #expect(state.writeDrained(hasActiveWork: false) == Step(deadline: .arm(.keepAlive), action: .none))
+        let demand = WriteDemand.none
+        let drained = state.writeDrained(demand: demand).step
+        #expect(drained == Step(deadline: .arm(.keepAlive), action: .none))
     }
 
     @Test func producerRefusedRoomHearsOnceThatTheOutputDrained() {
         var state = State(choosesProtocol: false)
         let exchange = FakeExchange("big")
         _ = state.requestStarted(exchange, keepAlive: true, draining: false)
-        state.outputQueued(pendingCount: 10, highWatermark: 64)
-        #expect(state.writeDrained(hasActiveWork: true).action == .none)
-        state.outputQueued(pendingCount: 64, highWatermark: 64)
-        #expect(state.writeDrained(hasActiveWork: true).action == .producerMayWrite(.exchange(exchange)))
-        #expect(state.writeDrained(hasActiveWork: true).action == .none)
+        let belowWatermark = state.writeDrained(demand: WriteDemand.none.afterQueuing(pendingCount: 10, highWatermark: 64))
+        #expect(belowWatermark.step.action == .none)
+        #expect(belowWatermark.demand == .none)
+        let refused = state.writeDrained(demand: WriteDemand.none.afterQueuing(pendingCount: 64, highWatermark: 64))
+        #expect(refused.step.action == .producerMayWrite(.exchange(exchange)))
+        #expect(refused.demand == .none)
     }
 
     // MARK: Draining
@@ -301,13 +308,15 @@ private typealias Step = State.Step
 
     @Test func tunnelIsReadUnlessPausedAndEndsWithTheClient() {
         var state = State(choosesProtocol: false)
-        _ = state.requestStarted(FakeExchange("upgrade"), keepAlive: true, draining: false)
-        #expect(state.tunnelStarted(7) == Step(deadline: .disarm, action: .resumeReading))
+        let upgrade = FakeExchange("upgrade")
+        _ = state.requestStarted(upgrade, keepAlive: true, draining: false)
+        #expect(state.tunnelStarted(7, by: FakeExchange("stale")) == .nothing)
+        #expect(state.tunnelStarted(7, by: upgrade) == Step(deadline: .disarm, action: .endExchangeForTunnel(upgrade)))
         #expect(state.route(hasInput: true) == .tunnel(7))
         state.tunnelPaused()
         #expect(!state.wantsToRead(bufferedInput: 0, outputBelowWatermark: true))
-        #expect(state.tunnelResumed().action == .resumeReading)
-        #expect(state.tunnelResumed() == .nothing)
+        #expect(state.tunnelResumed().step.action == .resumeReading)
+        #expect(state.tunnelResumed().step == .nothing)
         #expect(state.wantsToRead(bufferedInput: State.maxBufferedInput + 1, outputBelowWatermark: true))
         #expect(state.peerClosed().action == .closeAfterFlush(.tunnel(7)))
     }
@@ -318,6 +327,7 @@ private typealias Step = State.Step
         var state = State(choosesProtocol: true)
         #expect(state.isChoosingProtocol)
         #expect(state.bytesArrived() == .consume(.arm(.head)))
+        #expect(state.route(hasInput: true) == .chooseProtocol)
         state.choseHTTP1()
         #expect(!state.isChoosingProtocol)
         #expect(state.route(hasInput: true) == .parse)
