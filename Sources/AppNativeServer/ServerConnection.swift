@@ -162,7 +162,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
     }
 
     var wantsInput: Bool {
-        state.wantsToRead(bufferedInput: buffered.count - bufferedStart, outputBelowWatermark: isBelowHighWatermark)
+        let bufferedInput = buffered.count - bufferedStart
+        // The output's size matters to HTTP/2 only; reading it costs a dynamic exclusivity check.
+        let outputBelowWatermark = state.isHTTP2 ? isBelowHighWatermark : true
+        return state.wantsToRead(bufferedInput: bufferedInput, outputBelowWatermark: outputBelowWatermark)
     }
 
     var socketMayHaveInput: Bool { reader.mayHaveInput }
