@@ -37,7 +37,7 @@ enum UpstreamFailure: Error, Equatable {
 }
 
 /// One keep-alive TCP connection to the upstream, owned by one loop.
-final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnection {
+final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnection, SocketReading {
     let fd: Int32
     /// The address dialled (one of the upstream's resolved addresses).
     let address: SocketAddress
@@ -56,7 +56,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
     var isClosed: Bool { state.isClosed }
     private var output = OutgoingBytes()
     private var isFlushScheduled = false
-    private var wasAboveWatermark = false
+    private var writeDemand = WriteDemand.none
     private var isReadingPaused = false
     /// Pending input kept while reading is paused mid-buffer.
     private var pending: [UInt8] = []
@@ -163,7 +163,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
         pool.loop.runAtEndOfIteration { [weak self] in
             guard let self, !self.isClosed else { return }
             self.drainPending()
-            self.readAvailable()
+            self.readFromSocket()
         }
     }
 
@@ -192,45 +192,36 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
             }
         }
         if events.contains(.writable) { flush() }
-        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
-            if input != .peerClosing {
-                input = events.isDisjoint(with: [.peerClosed, .hangUp, .error]) ? .readable : .peerClosing
-            }
-            readAvailable()
+        if !events.isDisjoint(with: SocketReader.inputEvents) {
+            reader = reader.afterReadiness(events)
+            readFromSocket()
         }
     }
 
-    /// See `ServerConnection.InputState`: a short plain-TCP read means drained under edge
-    /// triggering, so the next recv would only return EAGAIN.
-    private var input = InputState.readable
+    /// The shared read loop's state (see `SocketReader`).
+    private var reader = SocketReader()
 
-    private enum InputState {
-        /// A readiness event arrived: read until a short read or EAGAIN.
-        case readable
-        /// A short read: nothing to read until the next event.
-        case drained
-        /// The peer's FIN or an error was reported: read until recv returns 0 or fails.
-        case peerClosing
+    var socketMayHaveInput: Bool { reader.mayHaveInput }
+
+    var wantsInput: Bool { !isClosed && !isReadingPaused }
+
+    func receiveIntoBuffer() -> TransportResult {
+        // unsafe: the transport writes at most the scratch buffer's count bytes into it, inside the closure.
+        let result = unsafe pool.scratch.withUnsafeMutableBytes { unsafe transport.receive(into: $0) }
+        let bufferSize = pool.scratch.count
+        let shortReadDrainsSocket = transport.shortReadDrainsSocket
+        reader = reader.afterRead(result, bufferSize: bufferSize, shortReadDrainsSocket: shortReadDrainsSocket)
+        return result
     }
 
-    private func readAvailable() {
-        while !isClosed && !isReadingPaused && input != .drained {
-            // unsafe: the transport writes at most the scratch buffer's count bytes into it, inside the closure.
-            let result = unsafe pool.scratch.withUnsafeMutableBytes { unsafe transport.receive(into: $0) }
-            switch result {
-            case .transferred(let received):
-                if received < pool.scratch.count && input == .readable && transport.shortReadDrainsSocket {
-                    input = .drained
-                }
-                process(pool.scratch, 0..<received)
-            case .wouldBlock:
-                // TLS may be waiting to write (handshake): give queued output a chance.
-                flush()
-                return
-            case .closed, .failed:
-                endOfStream()
-                return
-            }
+    func received(count: Int) { process(pool.scratch, 0..<count) }
+
+    private func readFromSocket() {
+        switch readAvailable() {
+        case .stopped: break
+        // TLS may be waiting to write (handshake): give queued output a chance.
+        case .wouldBlock: flush()
+        case .closed, .failed: endOfStream()
         }
     }
 
@@ -319,7 +310,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
     // MARK: Writing
 
     private func scheduleFlush() {
-        if !isBelowWatermark { wasAboveWatermark = true }
+        writeDemand = writeDemand.afterQueuing(pendingCount: output.pendingCount, highWatermark: pool.configuration.writeHighWatermark)
         guard !isFlushScheduled else { return }
         isFlushScheduled = true
         pool.loop.runAtEndOfIteration(self)
@@ -346,8 +337,8 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
             closeSocket()
             return
         }
-        if wasAboveWatermark {
-            wasAboveWatermark = false
+        if writeDemand == .producerWaiting {
+            writeDemand = .none
             delegate?.upstream(self, .writable)
         }
     }

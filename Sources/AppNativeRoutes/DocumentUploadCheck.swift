@@ -34,7 +34,11 @@ package struct DocumentUploadCheck {
     package static let deviceIDFieldName = "device_id"
 
     /// What the check hands its server, in body order.
+    @safe
     package enum Event {
+        // @safe: the buffers it carries are the multipart reader's, valid for the call that hands
+        // the event over (as `withUnsafeBytes` hands its buffer); reading them is marked `unsafe`
+        // where it happens, and no handler keeps them past the call.
         /// A text field the upload carries: its raw bytes (valid during the call). An empty
         /// `device_id` or `user_email` and a blank or refused `context` are not handed over: they
         /// count as absent.
@@ -72,11 +76,11 @@ package struct DocumentUploadCheck {
                 let filename = DocumentMetadata.sanitizedFilename(head.preferredFilename ?? "")
                 handle(.fileBegan(filename: filename, contentType: head.contentType))
             case .fileContent(let bytes):
-                handle(.fileContent(bytes))
+                unsafe handle(.fileContent(bytes))
             case .field(let name, let bytes, _):
-                guard carries(name, bytes) else { return true }
+                guard unsafe carries(name, bytes) else { return true }
                 // The bytes as sent: a field that is not UTF-8 is handed over unchanged, never "repaired".
-                handle(.field(name: name, value: bytes))
+                unsafe handle(.field(name: name, value: bytes))
             }
             return true
         }
@@ -87,10 +91,10 @@ package struct DocumentUploadCheck {
         private mutating func carries(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
             switch name {
             case DocumentUploadCheck.deviceIDFieldName, "user_email":
-                return !bytes.isEmpty
+                return unsafe !bytes.isEmpty
             case "context":
                 do {
-                    let parsed = try DocumentMetadata.context(String(decoding: bytes, as: UTF8.self))
+                    let parsed = unsafe try DocumentMetadata.context(String(decoding: bytes, as: UTF8.self))
                     context = nil
                     return parsed != nil
                 } catch {

@@ -171,7 +171,7 @@ where Body.Element: Collection<UInt8> {
         }
         var content: [UInt8] = []
         let keep = { (event: DocumentUploadCheck.Event) in
-            if case .fileContent(let bytes) = event { content.append(contentsOf: bytes) }
+            if case .fileContent(let bytes) = event { unsafe content.append(contentsOf: bytes) }
         }
         while let chunk = next {
             do throws(CompleteResponse) {

@@ -3,115 +3,52 @@ import AppNativeHTTP
 internal import CAppNativeLinux
 import Glibc
 
-/// One client connection, owned by one event loop (no locks).
+/// One client connection, owned by one event loop (no locks): the I/O shell around
+/// `ServerConnectionState`. Readiness, parsed input, timer expiry and the calls of exchanges,
+/// tunnels and the HTTP/2 session become events of the state; the shell performs the action each
+/// returns (timer, writes, callbacks into handlers) after the transition, never inside it.
 ///
-/// Requests are handled one at a time: bytes of a pipelined next request stay buffered until the
-/// current response is finished, so responses leave in request order (RFC 9112 §9.3.2). Reading
-/// stops while a handler has not asked for the body, while it paused the body, or while too much
-/// pipelined input is buffered (backpressure into TCP).
-final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier {
+/// Reading stops while a handler has not asked for the body, while it paused the body, or while
+/// too much pipelined input is buffered (backpressure into TCP).
+final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier, SocketReading {
+    typealias State = ServerConnectionState<HTTPExchange, TunnelEnd, HTTP2Connection>
+
+    /// A tunnel and the owner that hears the client's bytes. A class, so that releasing it inside
+    /// a transition runs a known deinit (an existential's release could run anything, which
+    /// would cost every access to the state a dynamic exclusivity check).
+    final class TunnelEnd {
+        let tunnel: Tunnel
+        let delegate: any TunnelDelegate
+
+        init(tunnel: Tunnel, delegate: any TunnelDelegate) {
+            self.tunnel = tunnel
+            self.delegate = delegate
+        }
+    }
+
     let fd: Int32
     let peer: SocketAddress?
     private let transport: any ConnectionTransport
     let isSecure: Bool
     private unowned let context: LoopContext
+    private var state: State
     private var parser: HTTPRequestParser
+    private var reader = SocketReader()
     /// Unconsumed input (`buffered[bufferedStart...]`), only used when a read left bytes over.
     private var buffered: [UInt8] = []
     private var bufferedStart = 0
     private var output = OutgoingBytes()
     private var writeDemand = WriteDemand.none
-    /// What the connection serves now (see `Activity`).
-    private var activity = Activity.idle
-    private var lifecycle = Lifecycle.open
-    var isClosed: Bool { lifecycle == .closed }
-    private var input = InputState.readable
+    var isClosed: Bool { state.isClosed }
     var registryIndex = -1
-    /// The deadline of the current phase (disarmed: none), on the loop's timer heap, and what it
-    /// guards. Re-armed in place as the phases change; no allocation per request. Unowned: the
-    /// loop's registration keeps the connection alive until `close()`, which takes the timer out
-    /// of the heap.
+    /// The deadline of the current phase (the state says which), on the loop's timer heap.
+    /// Re-armed in place as the phases change; no allocation per request. Unowned: the loop's
+    /// registration keeps the connection alive until `close()`, which takes the timer out of the
+    /// heap.
     private lazy var deadline = context.loop.makeTimer { [unowned self] in self.deadlinePassed() }
-    private var deadlinePhase = DeadlinePhase.keepAlive
-    /// Whether the protocol is still to be chosen from the first bytes (ALPN over TLS, the
-    /// connection preface on cleartext); only when HTTP/2 is on.
-    private var protocolChoice: ProtocolChoice
-
-    private enum ProtocolChoice {
-        case pending
-        case made
-    }
-
-    enum DeadlinePhase { case keepAlive, head, body, write, linger }
-
-    /// What the connection serves: nothing (between requests), one exchange at a time, or,
-    /// after a 101, a raw tunnel whose delegate hears the client's bytes; or HTTP/2, whose
-    /// session and streams get every byte from the start.
-    private enum Activity {
-        case idle
-        case exchange(HTTPExchange)
-        case tunnel(Tunnel, any TunnelDelegate, isPaused: Bool)
-        case http2(HTTP2Connection)
-    }
-
-    /// The exchange being served, if any.
-    private var exchange: HTTPExchange? {
-        if case .exchange(let exchange) = activity { return exchange }
-        return nil
-    }
-
-    /// What the socket may still deliver. Edge-triggered epoll reports every later arrival, so a
-    /// short plain-TCP read means drained, as nginx assumes; this saves the recv that would only
-    /// return EAGAIN.
-    private enum InputState {
-        /// A readiness event arrived: read until a short read or EAGAIN.
-        case readable
-        /// A short read or EAGAIN: nothing to read until the next event.
-        case drained
-        /// The peer's FIN or an error was reported: read until recv returns 0 or fails.
-        case peerClosing
-        /// recv returned 0: the peer sends nothing more.
-        case peerClosed
-    }
-
-    /// Whether a producer was refused room (the output passed the high watermark) and waits to
-    /// hear that it drained.
-    private enum WriteDemand {
-        case none
-        case producerWaiting
-    }
-
-    /// Where the connection is in its life. Closing follows RFC 9112 §9.6: the answer leaves
-    /// first, then the TLS close_notify and our FIN, then input is read and dropped until the
-    /// peer closes too. Closing with unread input (a body the answer made unnecessary, a
-    /// pipelined request after `Connection: close`) would make the kernel send a reset, and a
-    /// reset destroys whatever of the answer the client had not read yet: over TLS, all of it.
-    private enum Lifecycle {
-        case open
-        /// Open, but the current response is the last (`Connection: close`, HTTP/1.0, a short
-        /// or unframed answer, a body left unread, draining): the connection closes after it.
-        case lastResponse
-        /// Nothing more is parsed; the queued answer is being written.
-        case flushing
-        /// The answer is out; the close_notify waits for room in the socket.
-        case closingTLS
-        /// Our side is shut; input is dropped until the peer closes or the linger deadline.
-        case lingering
-        case closed
-
-        var isOpen: Bool { self == .open || self == .lastResponse }
-    }
-
-    /// The current response is the last on this connection.
-    func closeAfterResponse() {
-        if lifecycle == .open { lifecycle = .lastResponse }
-    }
 
     /// How long a closing connection keeps reading for the peer's close.
     private static let lingerTimeout: Duration = .seconds(5)
-
-    /// Buffered pipelined input above which reading stops.
-    private static let maxBufferedInput = 256 * 1024
 
     init(fd: Int32, peer: SocketAddress?, transport: any ConnectionTransport, isSecure: Bool, context: LoopContext) {
         self.fd = fd
@@ -120,80 +57,153 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         self.isSecure = isSecure
         self.context = context
         parser = HTTPRequestParser(limits: context.configuration.limits)
-        protocolChoice = context.configuration.http2 == nil ? .made : .pending
-        setDeadline(.keepAlive)
+        state = State(choosesProtocol: context.configuration.http2 != nil)
+        apply(.arm(.keepAlive))
     }
+
+    // MARK: Performing
+
+    private func apply(_ change: State.DeadlineChange) {
+        switch change {
+        case .keep:
+            break
+        case .disarm:
+            context.loop.disarm(deadline)
+        case .arm(let phase):
+            let timeout: UInt64
+            switch phase {
+            case .keepAlive: timeout = context.keepAliveNanoseconds
+            case .head: timeout = context.headerNanoseconds
+            case .body: timeout = context.bodyIdleNanoseconds
+            case .write: timeout = context.writeNanoseconds
+            case .linger: timeout = Self.lingerTimeout.wholeNanoseconds
+            }
+            context.loop.arm(deadline, at: context.loop.nowNanoseconds + timeout)
+        }
+    }
+
+    private func perform(_ step: State.Step) {
+        apply(step.deadline)
+        switch step.action {
+        case .none:
+            break
+        case .serve(let exchange):
+            context.handler.serve(exchange)
+        case .endExchange(let exchange, let then):
+            exchange.ended()
+            context.handler.exchangeDidEnd(exchange)
+            switch then {
+            case .keepAlive: resumeReading()
+            case .closeAfterFlush: closeAfterFlush()
+            }
+        case .sendError(let status, let exchange):
+            exchange?.abort()
+            sendErrorResponse(status: status)
+        case .abortAndClose(let exchange):
+            exchange.abort()
+            close()
+        case .resumeReading:
+            resumeReading()
+        case .endExchangeForTunnel(let exchange):
+            exchange.ended()
+            context.handler.exchangeDidEnd(exchange)
+            resumeReading()
+        case .continueAndResumeReading:
+            append(Self.continueHead)
+            resumeReading()
+        case .closeAfterFlush(let ending):
+            tearDown(ending)
+            closeAfterFlush()
+        case .close:
+            close()
+        case .goAwayAndCloseAfterFlush(let http2):
+            http2.goAway()
+            closeAfterFlush()
+        case .goAway(let http2):
+            http2.goAway()
+        case .producerMayWrite(.exchange(let exchange)):
+            exchange.becameWritable()
+        case .producerMayWrite(.tunnel(let end)):
+            end.delegate.tunnelDidBecomeWritable(end.tunnel)
+        case .shutDownOutput:
+            shutDownOutput()
+        case .linger:
+            _ = shutdown(fd, Int32(SHUT_WR))
+            resumeReading()
+        }
+    }
+
+    private func tearDown(_ ending: State.Ending) {
+        switch ending {
+        case .nothing:
+            break
+        case .exchange(let exchange):
+            exchange.abort()
+            context.handler.exchangeDidEnd(exchange)
+        case .tunnel(let end):
+            end.delegate.tunnelDidClose(end.tunnel)
+        case .http2(let http2):
+            http2.closeAll()
+        }
+    }
+
+    private static let continueHead = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     // MARK: Events
 
     func handle(events: IOEvents) {
         if events.contains(.writable) {
-            if lifecycle == .closingTLS { shutDownOutput() } else { flush() }
+            if state.writableShutsDown { shutDownOutput() } else { flush() }
         }
-        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) {
-            switch input {
-            case .peerClosed, .peerClosing: break
-            case .readable, .drained:
-                input = events.isDisjoint(with: [.peerClosed, .hangUp, .error]) ? .readable : .peerClosing
-            }
-            readAvailable()
+        if !events.isDisjoint(with: SocketReader.inputEvents) {
+            reader = reader.afterReadiness(events)
+            readFromSocket()
         }
     }
 
-    private var wantsToRead: Bool {
-        guard !isClosed, input != .peerClosed else { return false }
-        // A closing connection reads only to drop what arrives (see `Lifecycle`).
-        if !lifecycle.isOpen { return true }
-        switch activity {
-        case .tunnel(_, _, let isPaused):
-            return !isPaused
-        case .exchange(let exchange):
-            // Hold the socket while the handler has not asked for the body or paused it; the
-            // kernel's buffers then push back on the client.
-            if exchange.requestBody == .unread || exchange.requestBody == .paused { return false }
-        case .http2:
-            // Flow control bounds request bodies; a client that does not read what it causes
-            // (acknowledgements, answers) is not read either.
-            return isBelowHighWatermark
-        case .idle:
+    var wantsInput: Bool {
+        let bufferedInput = buffered.count - bufferedStart
+        // The output's size matters to HTTP/2 only; reading it costs a dynamic exclusivity check.
+        let outputBelowWatermark = state.isHTTP2 ? isBelowHighWatermark : true
+        return state.wantsToRead(bufferedInput: bufferedInput, outputBelowWatermark: outputBelowWatermark)
+    }
+
+    var socketMayHaveInput: Bool { reader.mayHaveInput }
+
+    func receiveIntoBuffer() -> TransportResult {
+        let result = context.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
+        let bufferSize = context.scratch.count
+        let shortReadDrainsSocket = transport.shortReadDrainsSocket
+        reader = reader.afterRead(result, bufferSize: bufferSize, shortReadDrainsSocket: shortReadDrainsSocket)
+        return result
+    }
+
+    func received(count: Int) {
+        switch state.bytesArrived() {
+        case .drop:
             break
+        case .consume(let change):
+            apply(change)
+            consume(count: count)
         }
-        return buffered.count - bufferedStart <= Self.maxBufferedInput
     }
 
-    private func readAvailable() {
-        while wantsToRead && input != .drained {
-            let result = context.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
-            switch result {
-            case .transferred(let received):
-                if received < context.scratch.count && input == .readable && transport.shortReadDrainsSocket {
-                    input = .drained
-                }
-                guard lifecycle.isOpen else { continue }
-                if !isHTTP2 {
-                    if deadlinePhase == .keepAlive { setDeadline(.head) }
-                    if deadlinePhase == .body { setDeadline(.body) }
-                }
-                consume(count: received)
-            case .wouldBlock:
-                // The socket is drained until its next edge. (HTTP/2 relies on it: its flush
-                // asks to resume reading, which must not read and flush again in a circle.)
-                if isHTTP2 { input = .drained }
-                // TLS may need to write to make progress (handshake, renegotiation refused).
-                flush()
-                return
-            case .closed:
-                peerClosed()
-                return
-            case .failed:
-                if lifecycle == .flushing {
-                    // A reset peer cannot read the answer either; over TLS a failed read ends
-                    // the session.
-                    exchange?.abort()
-                }
-                close()
-                return
-            }
+    private func readFromSocket() {
+        switch readAvailable() {
+        case .stopped:
+            break
+        case .wouldBlock:
+            // The socket is drained until its next edge. (HTTP/2 relies on it: its flush asks
+            // to resume reading, which must not read and flush again in a circle.)
+            if state.isHTTP2 { reader = reader.waitingForNextEdge }
+            // TLS may need to write to make progress (handshake, renegotiation refused).
+            flush()
+        case .closed:
+            perform(state.peerClosed())
+        case .failed:
+            // A reset peer cannot read the answer either; over TLS a failed read ends the
+            // session.
+            close()
         }
     }
 
@@ -216,8 +226,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
     private func processBufferedInput() {
         // With no bytes left, a paused body may still owe its `.end` (the last chunk was delivered
         // before the pause): the parser is run on empty input to produce it.
-        let owesBodyEnd = exchange.map { $0.requestBody != .complete } ?? false
-        guard bufferedStart < buffered.count || owesBodyEnd else { return }
+        guard bufferedStart < buffered.count || state.owesBodyEnd else { return }
         let used = feed(buffered, bufferedStart..<buffered.count)
         bufferedStart += used
         if bufferedStart == buffered.count {
@@ -229,27 +238,27 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         }
     }
 
-    /// Runs the parser over `bytes[range]` while the current state lets it; returns the bytes
-    /// consumed. `bytes` is a copy of the buffer's reference: body slices handed out are views of
-    /// it, never of storage that is reused while they live.
+    /// Runs the parser over `bytes[range]` while the state lets it; returns the bytes consumed.
+    /// `bytes` is a copy of the buffer's reference: body slices handed out are views of it, never
+    /// of storage that is reused while they live.
     private func feed(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
-        if protocolChoice == .pending, !chooseProtocol(bytes, range) { return 0 }
         var position = range.lowerBound
-        parsing: while lifecycle.isOpen {
-            switch activity {
+        parsing: while true {
+            switch state.route(hasInput: position < range.upperBound) {
+            case .chooseProtocol:
+                if !chooseProtocol(bytes, range) { return 0 }
+                continue parsing
             case .http2(let http2):
                 if position < range.upperBound {
                     bytes.withUnsafeBytes { http2.receive(UnsafeRawBufferPointer(rebasing: $0[position..<range.upperBound])) }
                 }
                 return range.count
-            case .tunnel(let tunnel, let delegate, _):
-                if position < range.upperBound { delegate.tunnel(tunnel, received: bytes[position..<range.upperBound]) }
+            case .tunnel(let end):
+                if position < range.upperBound { end.delegate.tunnel(end.tunnel, received: bytes[position..<range.upperBound]) }
                 return range.count
-            case .exchange(let exchange) where exchange.requestBody != .reading:
+            case .hold:
                 break parsing
-            case .idle where position == range.upperBound:
-                break parsing
-            case .exchange, .idle:
+            case .parse:
                 break
             }
             let start = position
@@ -257,7 +266,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
             switch parse(bytes, start..<range.upperBound) {
             case .success(let result): step = result
             case .failure(let error):
-                parseFailed(error)
+                context.shared.parseErrors.increment()
+                perform(state.parseFailed(status: error.status))
                 return range.count
             }
             position += step.consumed
@@ -267,13 +277,16 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
             }
             switch event {
             case .head(let head, let framing):
-                startExchange(head, framing: framing)
+                let exchange = HTTPExchange(
+                    request: head, framing: framing, peer: peer, isSecure: isSecure, loop: context.loop, connection: self
+                )
+                perform(state.requestStarted(exchange, keepAlive: head.isKeepAlive, draining: context.isDraining))
             case .body(let body):
-                exchange?.bodyChunk(bytes[(start + body.lowerBound)..<(start + body.upperBound)])
+                state.exchange?.bodyChunk(bytes[(start + body.lowerBound)..<(start + body.upperBound)])
             case .end(let trailers):
-                if let exchange {
+                if let exchange = state.exchange {
                     exchange.bodyEnded(trailers)
-                    if exchange.isResponseFinished { completeExchange() }
+                    perform(state.bodyEnded())
                 }
             }
         }
@@ -293,9 +306,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         case .undecided:
             return false
         case .http1:
-            protocolChoice = .made
+            state.choseHTTP1()
         case .http2:
-            protocolChoice = .made
             startHTTP2()
         }
         return true
@@ -305,28 +317,32 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         guard let settings = context.configuration.http2,
             let http2 = HTTP2Connection(connection: self, context: context, settings: settings)
         else {
+            state.choseHTTP1()
             close()
             return
         }
-        activity = .http2(http2)
+        let step = state.startedHTTP2(http2, draining: context.isDraining)
         context.shared.http2Connections.increment()
         // The server's SETTINGS go out with the first flush.
         http2WantsFlush()
-        if context.isDraining { http2.goAway() }
+        perform(step)
     }
 
-    private var isHTTP2: Bool {
-        if case .http2 = activity { return true }
-        return false
-    }
-
-    /// Whether an exchange (or an HTTP/2 stream) is in progress.
-    private var hasActiveWork: Bool {
-        switch activity {
-        case .exchange, .tunnel: true
-        case .http2(let http2): http2.hasOpenStreams
-        case .idle: false
+    private func parse(_ bytes: [UInt8], _ range: Range<Int>)
+        -> Result<(consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?), HTTPParseError>
+    {
+        bytes.withUnsafeBytes { buffer in
+            do throws(HTTPParseError) {
+                return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
+            } catch {
+                return .failure(error)
+            }
         }
+    }
+
+    private func deadlinePassed() {
+        context.shared.timeouts.increment()
+        perform(state.deadlinePassed())
     }
 
     // MARK: HTTP/2
@@ -342,67 +358,40 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         deferToEndOfIteration(.http2Check)
     }
 
-    private func checkHTTP2() {
-        guard case .http2(let http2) = activity, lifecycle.isOpen else { return }
-        if http2.isFinished {
-            closeAfterFlush()
-            return
-        }
-        if deadlinePhase == .write { return }
-        if http2.hasOpenStreams {
-            // Streams are bounded by flow control and their handlers' own timeouts.
-            if deadline.isArmed { context.loop.disarm(deadline) }
-        } else {
-            setDeadline(.keepAlive)
-        }
-    }
-
-    private func parse(_ bytes: [UInt8], _ range: Range<Int>)
-        -> Result<(consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?), HTTPParseError>
-    {
-        bytes.withUnsafeBytes { buffer in
-            do throws(HTTPParseError) {
-                return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
-            } catch {
-                return .failure(error)
-            }
-        }
-    }
-
-    private func startExchange(_ head: HTTPRequestHead, framing: HTTPBodyFraming) {
-        if !head.isKeepAlive || context.isDraining { closeAfterResponse() }
-        let exchange = HTTPExchange(
-            request: head, framing: framing, peer: peer, isSecure: isSecure, loop: context.loop, connection: self
-        )
-        activity = .exchange(exchange)
-        context.loop.disarm(deadline)
-        context.handler.serve(exchange)
-    }
-
     // MARK: Exchange callbacks
 
     func bodyRequested(by exchange: HTTPExchange) {
-        guard exchange === self.exchange, exchange.requestBody != .complete else { return }
-        if exchange.request.headers.first("Expect")?.lowercased() == "100-continue", !exchange.hasResponseStarted {
-            append(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-        }
-        setDeadline(.body)
-        resumeReading()
+        let expectsContinue = exchange.request.headers.first("Expect")?.lowercased() == "100-continue"
+        perform(state.bodyRequested(by: exchange, sendsContinue: expectsContinue))
     }
 
     func bodyResumed(by exchange: HTTPExchange) {
-        guard exchange === self.exchange else { return }
-        resumeReading()
+        perform(state.bodyResumed(by: exchange))
     }
 
     func pauseTunnel() {
-        if case .tunnel(let tunnel, let delegate, isPaused: false) = activity { activity = .tunnel(tunnel, delegate, isPaused: true) }
+        _ = state.tunnelPaused()
     }
 
     func resumeTunnel() {
-        guard case .tunnel(let tunnel, let delegate, isPaused: true) = activity else { return }
-        activity = .tunnel(tunnel, delegate, isPaused: false)
-        resumeReading()
+        let resumed = state.tunnelResumed()
+        perform(resumed.step)
+    }
+
+    func exchangeFinished(_ exchange: HTTPExchange) {
+        perform(state.exchangeFinished(exchange))
+    }
+
+    func closeAfterResponse() {
+        state.closeAfterResponse()
+    }
+
+    func prepareConnectionHeader(_ head: inout HTTPResponseHead, exchange: HTTPExchange) {
+        switch state.responseHeadLeaving(isHTTP10: exchange.request.version.minor == 0, draining: context.isDraining) {
+        case .unchanged: break
+        case .close: head.headers.replaceOrAdd(name: "Connection", value: "close")
+        case .keepAlive: head.headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
     }
 
     /// Continues with buffered input, then with the socket (edge-triggered: no new event will come).
@@ -436,66 +425,19 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         if work.contains(.flush) { flush() }
         if work.contains(.resume), !isClosed {
             processBufferedInput()
-            readAvailable()
+            readFromSocket()
         }
-        if work.contains(.http2Check), !isClosed { checkHTTP2() }
-    }
-
-    func exchangeFinished(_ exchange: HTTPExchange) {
-        guard exchange === self.exchange else { return }
-        if exchange.requestBody == .complete {
-            completeExchange()
-        } else if exchange.requestBody == .unread || exchange.isAborted {
-            // The handler answered without reading the body: closing is cheaper and safer than
-            // draining an unknown amount of it.
-            closeAfterResponse()
-            completeExchange()
-        }
-        // Otherwise the body is still arriving; `.end` completes the exchange.
-    }
-
-    private func completeExchange() {
-        guard let exchange else { return }
-        activity = .idle
-        exchange.ended()
-        context.handler.exchangeDidEnd(exchange)
-        if lifecycle == .lastResponse {
-            closeAfterFlush()
-            return
-        }
-        setDeadline(.keepAlive)
-        resumeReading()
-    }
-
-    func prepareConnectionHeader(_ head: inout HTTPResponseHead, exchange: HTTPExchange) {
-        if context.isDraining { closeAfterResponse() }
-        if lifecycle == .lastResponse {
-            head.headers.replaceOrAdd(name: "Connection", value: "close")
-        } else if exchange.request.version.minor == 0 {
-            head.headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        if work.contains(.http2Check), case .http2(let http2) = state.activity {
+            let facts = State.HTTP2Facts(isFinished: http2.isFinished, hasOpenStreams: http2.hasOpenStreams)
+            perform(state.http2Changed(facts))
         }
     }
 
     // MARK: Failures
 
-    private func parseFailed(_ error: HTTPParseError) {
-        context.shared.parseErrors.increment()
-        if let exchange {
-            if exchange.hasResponseStarted {
-                exchange.abort()
-                close()
-                return
-            }
-            exchange.abort()
-            activity = .idle
-        }
-        closeAfterResponse()
-        sendErrorResponse(status: error.status, detail: HTTPStatus.reason(error.status))
-    }
-
     /// A complete error response from the server itself, then close.
-    private func sendErrorResponse(status: Int, detail: String) {
-        let body = Array(JSONErrorBody.detail(detail).utf8)
+    private func sendErrorResponse(status: Int) {
+        let body = Array(JSONErrorBody.detail(HTTPStatus.reason(status)).utf8)
         var head = HTTPResponseHead(status: status, reason: HTTPStatus.reason(status))
         head.headers.add(name: "Content-Type", value: "application/json")
         head.headers.add(name: "Content-Length", value: String(body.count))
@@ -503,86 +445,6 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         if status == 405 { head.headers.add(name: "Allow", value: HTTPRequestParser.allowedMethods.joined(separator: ", ")) }
         writeHead(head)
         append(body)
-        closeAfterFlush()
-    }
-
-    private func deadlinePassed() {
-        context.shared.timeouts.increment()
-        if case .http2(let http2) = activity {
-            if deadlinePhase == .keepAlive && lifecycle.isOpen {
-                // Idle: GOAWAY first, so the client knows no stream was lost.
-                http2.goAway()
-                closeAfterFlush()
-            } else {
-                close()
-            }
-            return
-        }
-        switch deadlinePhase {
-        case .keepAlive:
-            close()
-        case .head:
-            sendErrorResponse(status: 408, detail: "Request Timeout")
-        case .body:
-            if let exchange, !exchange.hasResponseStarted {
-                exchange.abort()
-                activity = .idle
-                sendErrorResponse(status: 408, detail: "Request Timeout")
-            } else {
-                exchange?.abort()
-                close()
-            }
-        case .write:
-            exchange?.abort()
-            close()
-        case .linger:
-            close()
-        }
-    }
-
-    private func setDeadline(_ phase: DeadlinePhase) {
-        deadlinePhase = phase
-        let timeout: UInt64
-        switch phase {
-        case .keepAlive: timeout = context.keepAliveNanoseconds
-        case .head: timeout = context.headerNanoseconds
-        case .body: timeout = context.bodyIdleNanoseconds
-        case .write: timeout = context.writeNanoseconds
-        case .linger: timeout = Self.lingerTimeout.wholeNanoseconds
-        }
-        context.loop.arm(deadline, at: context.loop.nowNanoseconds + timeout)
-    }
-
-    private func peerClosed() {
-        input = .peerClosed
-        switch lifecycle {
-        case .lingering:
-            close()
-            return
-        case .flushing, .closingTLS:
-            // The peer shut its sending side; it may still read the answer being written.
-            return
-        case .open, .lastResponse, .closed:
-            break
-        }
-        switch activity {
-        case .tunnel(let tunnel, let delegate, _):
-            activity = .idle
-            delegate.tunnelDidClose(tunnel)
-        case .exchange(let exchange):
-            if exchange.requestBody != .complete || !exchange.isResponseFinished {
-                // A half-closed client that already sent its whole request may still read the
-                // answer, but HTTP/1.1 clients do not half-close; treat it as gone.
-                exchange.abort()
-                activity = .idle
-                context.handler.exchangeDidEnd(exchange)
-            }
-        case .http2(let http2):
-            // Without its input an HTTP/2 session cannot go on (no window updates, no acks).
-            http2.closeAll()
-        case .idle:
-            break
-        }
         closeAfterFlush()
     }
 
@@ -606,7 +468,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
 
     /// Takes back the current response if none of its bytes has reached the socket.
     func retractResponse() -> Bool {
-        guard lifecycle.isOpen else { return false }
+        guard state.isOpen else { return false }
         return output.retract(to: responseMark)
     }
 
@@ -636,49 +498,30 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
 
     /// Coalesces everything written in this loop iteration into one `send`.
     private func scheduleFlush() {
-        if !isBelowHighWatermark { writeDemand = .producerWaiting }
+        writeDemand = writeDemand.afterQueuing(pendingCount: output.pendingCount, highWatermark: context.configuration.writeHighWatermark)
         deferToEndOfIteration(.flush)
     }
 
     private func flush() {
-        guard !isClosed else { return }
-        if case .http2(let http2) = activity {
+        switch state.writer {
+        case .closed: return
+        case .http2(let http2):
             flushHTTP2(http2)
             return
+        case .http1: break
         }
         switch output.drain(to: transport) {
         case .blocked(let progressed):
             // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
-            if progressed || deadlinePhase != .write || !deadline.isArmed { setDeadline(.write) }
-            return
+            apply(state.writeBlocked(progressed: progressed))
         case .failed:
-            exchange?.abort()
+            if let exchange = state.exchange { exchange.abort() }
             close()
-            return
         case .drained:
-            break
-        }
-        writeDrained()
-    }
-
-    /// The output is drained: the write deadline ends, a closing connection shuts down, and a
-    /// producer that waited hears of it.
-    private func writeDrained() {
-        if deadlinePhase == .write {
-            if hasActiveWork { context.loop.disarm(deadline) } else { setDeadline(.keepAlive) }
-            deadlinePhase = hasActiveWork ? .body : .keepAlive
-        }
-        if lifecycle == .flushing {
-            shutDownOutput()
-            return
-        }
-        if writeDemand == .producerWaiting {
-            writeDemand = .none
-            switch activity {
-            case .exchange(let exchange): exchange.becameWritable()
-            case .tunnel(let tunnel, let delegate, _): delegate.tunnelDidBecomeWritable(tunnel)
-            case .idle, .http2: break
-            }
+            let demand = writeDemand
+            let drained = state.writeDrained(demand: demand)
+            writeDemand = drained.demand
+            perform(drained.step)
         }
     }
 
@@ -688,14 +531,14 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         let limit = context.configuration.writeHighWatermark
         var rounds = 0
         while true {
-            if lifecycle.isOpen || lifecycle == .flushing, !http2.produce(into: &output, upTo: limit) {
+            if state.producesHTTP2Output, !http2.produce(into: &output, upTo: limit) {
                 http2Changed()
             }
             let produced = !output.isEmpty
             switch output.drain(to: transport) {
             case .blocked(let progressed):
                 // Wait for EPOLLOUT; a client that stops reading hits the write timeout.
-                if progressed || deadlinePhase != .write || !deadline.isArmed { setDeadline(.write) }
+                apply(state.writeBlocked(progressed: progressed))
                 http2.afterOutput()
                 return
             case .failed:
@@ -706,7 +549,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
             }
             http2.afterOutput()
             rounds += 1
-            guard !isClosed, produced, http2.wantsWrite, lifecycle.isOpen || lifecycle == .flushing else { break }
+            guard !isClosed, produced, http2.wantsWrite, state.producesHTTP2Output else { break }
             if rounds == 16 {
                 // Other connections get their turn; this one continues at the end of the iteration.
                 deferToEndOfIteration(.flush)
@@ -715,28 +558,27 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
         }
         guard !isClosed else { return }
         // Reading stops while output is above the watermark; it may go on now.
-        if lifecycle.isOpen { deferToEndOfIteration([.resume, .http2Check]) }
-        writeDrained()
+        if state.isOpen { deferToEndOfIteration([.resume, .http2Check]) }
+        let hasOpenStreams = http2.hasOpenStreams
+        let demand = writeDemand
+        let drained = state.writeDrained(demand: demand, http2HasOpenStreams: hasOpenStreams)
+        writeDemand = drained.demand
+        perform(drained.step)
     }
 
     // MARK: Tunnel
 
     func startTunnel(for exchange: HTTPExchange, delegate: any TunnelDelegate) -> Tunnel? {
         let tunnel = Tunnel(connection: self)
-        activity = .tunnel(tunnel, delegate, isPaused: false)
-        exchange.ended()
-        context.handler.exchangeDidEnd(exchange)
-        context.loop.disarm(deadline)
-        resumeReading()
+        perform(state.tunnelStarted(TunnelEnd(tunnel: tunnel, delegate: delegate), by: exchange))
         return tunnel
     }
 
     // MARK: Closing
 
-    /// Ends the connection once the queued answer is out (see `Lifecycle`).
+    /// Ends the connection once the queued answer is out (see `ServerConnectionState.Lifecycle`).
     func closeAfterFlush() {
-        guard lifecycle.isOpen else { return }
-        lifecycle = .flushing
+        guard state.closeAfterFlush() else { return }
         buffered.removeAll()
         bufferedStart = 0
         if output.isEmpty {
@@ -750,47 +592,19 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
 
     /// The answer is out: close_notify (TLS), then FIN, then linger for the peer's close.
     private func shutDownOutput() {
+        let result: State.ShutdownResult
         switch transport.shutdown() {
-        case .wouldBlock:
-            lifecycle = .closingTLS
-            if deadlinePhase != .write { setDeadline(.write) }
-            return
-        case .failed:
-            close()
-            return
-        case .transferred, .closed:
-            break
+        case .wouldBlock: result = .wouldBlock
+        case .failed: result = .failed
+        case .transferred, .closed: result = .done
         }
-        guard input != .peerClosed else {
-            close()
-            return
-        }
-        _ = shutdown(fd, Int32(SHUT_WR))
-        lifecycle = .lingering
-        setDeadline(.linger)
-        deferToEndOfIteration(.resume)
+        perform(state.outputShutDown(result, peerClosed: reader.peerHasClosed))
     }
 
     func close() {
-        guard !isClosed else { return }
-        let wasOpen = lifecycle.isOpen || lifecycle == .flushing
-        lifecycle = .closed
-        let ending = activity
-        activity = .idle
-        switch ending {
-        case .exchange(let exchange):
-            exchange.abort()
-            context.handler.exchangeDidEnd(exchange)
-        case .tunnel(let tunnel, let delegate, _):
-            delegate.tunnelDidClose(tunnel)
-        case .http2(let http2):
-            http2.closeAll()
-        case .idle:
-            break
-        }
-        // An abrupt close still tells a TLS peer the session ended on purpose; a graceful one
-        // already did.
-        if wasOpen { _ = transport.shutdown() }
+        guard let (ending, owesCloseNotify) = state.close() else { return }
+        tearDown(ending)
+        if owesCloseNotify { _ = transport.shutdown() }
         context.loop.cancel(deadline)
         context.loop.deregister(fd)
         Glibc.close(fd)
@@ -799,25 +613,14 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier 
     }
 
     /// Graceful shutdown: idle connections close now, busy ones after their current response.
+    /// Not inlined into the server's loop over its connections, where the optimizer would let
+    /// the access to the state span the action.
+    @inline(never)
     func drain() {
-        if case .http2(let http2) = activity {
-            http2.goAway()
-            return
-        }
-        if isIdle {
-            closeAfterFlush()
-        } else {
-            closeAfterResponse()
-        }
+        perform(state.drain())
     }
 
-    var isIdle: Bool {
-        switch activity {
-        case .idle: true
-        case .http2(let http2): !http2.hasOpenStreams
-        case .exchange, .tunnel: false
-        }
-    }
+
 
     /// Abandoning an HTTP/1.1 exchange closes its connection.
     func abandon(_ exchange: HTTPExchange) { close() }

@@ -27,8 +27,9 @@ struct UpstreamConnectionStateTests {
             let bytes = [UInt8](text)
             var position = 0
             for _ in 0..<100 where !state.isTunnel {
-                let step = try bytes.withUnsafeBytes { buffer in
-                    try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[position...]))
+                // unsafe: the parser reads the view inside the closure only.
+                let step = try unsafe bytes.withUnsafeBytes { buffer in
+                    try unsafe parser.parse(UnsafeRawBufferPointer(rebasing: buffer[position...]))
                 }
                 position += step.consumed
                 if step.event != nil {

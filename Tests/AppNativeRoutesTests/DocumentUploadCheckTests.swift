@@ -31,9 +31,9 @@ import Testing
         var file: [UInt8] = []
         let record = { (event: DocumentUploadCheck.Event) in
             switch event {
-            case .field(let name, let value): events.append("field \(name)=\(String(decoding: value, as: UTF8.self))")
+            case .field(let name, let value): events.append(unsafe "field \(name)=\(String(decoding: value, as: UTF8.self))")
             case .fileBegan(let filename, let contentType): events.append("file \(filename) \(contentType ?? "-")")
-            case .fileContent(let bytes): file.append(contentsOf: bytes)
+            case .fileContent(let bytes): unsafe file.append(contentsOf: bytes)
             }
         }
         do throws(CompleteResponse) {

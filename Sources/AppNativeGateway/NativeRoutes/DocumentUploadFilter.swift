@@ -64,15 +64,16 @@ final class DocumentUploadFilter: RequestBodyFilter {
     /// Re-encodes what the check hands over; commits once the upload has a `device_id` and its
     /// file has begun. Every occurrence of a field is forwarded: a repeated field arrives
     /// repeated, and the last one is the one the reference (and the model) reads.
+    // Unsafe: the event's buffers are valid for this call only; they are copied into `output`.
     private func forward(_ event: DocumentUploadCheck.Event) {
         switch event {
         case .fileBegan(let filename, let contentType):
             output.append(contentsOf: writer.beginFile(name: DocumentUploadCheck.fileFieldName, filename: filename, contentType: contentType))
             commit = commit.withFile
         case .fileContent(let bytes):
-            output.append(contentsOf: bytes)
+            unsafe output.append(contentsOf: bytes)
         case .field(let name, let value):
-            output.append(contentsOf: writer.field(name: name, value: Array(value)))
+            unsafe output.append(contentsOf: writer.field(name: name, value: Array(value)))
             if name == DocumentUploadCheck.deviceIDFieldName { commit = commit.withDeviceID }
         }
     }
