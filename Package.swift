@@ -185,7 +185,7 @@ let package = Package(
 /// Swift targets outside the strict memory-safety check (SE-0458); a target joins by leaving this
 /// set. Every other Swift target marks each unsafe construct `unsafe` with the invariant that makes
 /// it sound (docs/memory-safety.md), and the compiler's StrictMemorySafety diagnostics are errors.
-let memorySafetyPending: Set<String> = ["AppNativeServer"]
+let memorySafetyPending: Set<String> = []
 
 let memorySafetySettings: [SwiftSetting] = [
     .strictMemorySafety(),

@@ -65,7 +65,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Monotonic nanoseconds, the clock of this loop's timers.
     public var nowNanoseconds: UInt64 {
         var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+        // unsafe: clock_gettime writes one timespec into `spec`, a local that outlives the call.
+        unsafe clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
@@ -208,7 +209,8 @@ public final class EventLoop: @unchecked Sendable {
             } else {
                 timeout = 60_000
             }
-            let count = appnative_epoll_wait(epollFD, &events, &data, 256, timeout)
+            // unsafe: epoll_wait writes at most 256 entries into `events` and `data`, each sized 256.
+            let count = unsafe appnative_epoll_wait(epollFD, &events, &data, 256, timeout)
             if count > 0 {
                 for index in 0..<Int(count) {
                     if data[index] == Self.wakeData {

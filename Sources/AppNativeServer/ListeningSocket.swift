@@ -16,7 +16,8 @@ public final class ListeningSocket: @unchecked Sendable {
         )
         do {
             try SystemCallError.check(appnative_set_reuse(fd, reusePort ? 1 : 0), "setsockopt(SO_REUSEPORT)")
-            try SystemCallError.check(requested.withSockAddr { bind(fd, $0, $1) }, "bind(\(requested))")
+            // unsafe: bind reads the sockaddr `withSockAddr` lends, with its length, during the call.
+            unsafe try SystemCallError.check(requested.withSockAddr { unsafe bind(fd, $0, $1) }, "bind(\(requested))")
             try SystemCallError.check(listen(fd, backlog), "listen")
         } catch {
             Glibc.close(fd)
@@ -24,8 +25,9 @@ public final class ListeningSocket: @unchecked Sendable {
         }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        // unsafe: getsockname writes at most `length` bytes into `storage`, a sockaddr_storage.
+        _ = unsafe withUnsafeMutablePointer(to: &storage) {
+            unsafe $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { unsafe getsockname(fd, $0, &length) }
         }
         self.fd = fd
         address = SocketAddress(storage: storage) ?? requested
@@ -35,7 +37,8 @@ public final class ListeningSocket: @unchecked Sendable {
     public func accept() throws(SystemCallError) -> (fd: Int32, peer: SocketAddress?)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let client = appnative_accept(fd, &storage, &length)
+        // unsafe: accept writes at most `length` bytes into `storage`, a sockaddr_storage.
+        let client = unsafe appnative_accept(fd, &storage, &length)
         if client < 0 {
             if SystemCallError.isWouldBlock { return nil }
             try SystemCallError.check(client, "accept4")

@@ -171,7 +171,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
     var socketMayHaveInput: Bool { reader.mayHaveInput }
 
     func receiveIntoBuffer() -> TransportResult {
-        let result = context.scratch.withUnsafeMutableBytes { transport.receive(into: $0) }
+        // unsafe: the transport writes at most the scratch buffer's count bytes into it, inside the closure.
+        let result = unsafe context.scratch.withUnsafeMutableBytes { unsafe transport.receive(into: $0) }
         let bufferSize = context.scratch.count
         let shortReadDrainsSocket = transport.shortReadDrainsSocket
         reader = reader.afterRead(result, bufferSize: bufferSize, shortReadDrainsSocket: shortReadDrainsSocket)
@@ -250,7 +251,8 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
                 continue parsing
             case .http2(let http2):
                 if position < range.upperBound {
-                    bytes.withUnsafeBytes { http2.receive(UnsafeRawBufferPointer(rebasing: $0[position..<range.upperBound])) }
+                    // unsafe: the session reads the borrowed range inside the closure only.
+                    unsafe bytes.withUnsafeBytes { unsafe http2.receive(UnsafeRawBufferPointer(rebasing: $0[position..<range.upperBound])) }
                 }
                 return range.count
             case .tunnel(let end):
@@ -331,9 +333,10 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
     private func parse(_ bytes: [UInt8], _ range: Range<Int>)
         -> Result<(consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?), HTTPParseError>
     {
-        bytes.withUnsafeBytes { buffer in
+        // unsafe: the parser reads the borrowed range inside the closure only and keeps no pointer.
+        unsafe bytes.withUnsafeBytes { buffer in
             do throws(HTTPParseError) {
-                return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
+                return unsafe .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
             } catch {
                 return .failure(error)
             }

@@ -2,6 +2,10 @@ internal import CAppNativeLinux
 import Glibc
 
 /// An IPv4 or IPv6 address and port, parsed from `host:port` / `[v6]:port` configuration values.
+///
+/// Unsafe: the Glibc address calls (`inet_pton`, `inet_ntop`, `connect`, the sockaddr rebinding)
+/// each get a local `in_addr`/`in6_addr`/`sockaddr_in`/`sockaddr_in6`/`sockaddr_storage` or buffer
+/// of the size they write, with that size passed beside it, and no pointer outlives its call.
 public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     public enum Family: Sendable, Hashable { case inet4, inet6 }
 
@@ -32,9 +36,9 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         if host == "localhost" { host = "127.0.0.1" }
         var probe4 = in_addr()
         var probe6 = in6_addr()
-        if inet_pton(AF_INET, String(host), &probe4) == 1 {
+        if unsafe inet_pton(AF_INET, String(host), &probe4) == 1 {
             family = .inet4
-        } else if inet_pton(AF_INET6, String(host), &probe6) == 1 {
+        } else if unsafe inet_pton(AF_INET6, String(host), &probe6) == 1 {
             family = .inet6
         } else {
             throw ParseError(description: "host must be an IP address (or localhost): \(text)")
@@ -58,24 +62,24 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
-            inet_pton(AF_INET, host, &address.sin_addr)
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            unsafe inet_pton(AF_INET, host, &address.sin_addr)
+            return unsafe withUnsafePointer(to: &address) {
+                unsafe $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { unsafe body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
         case .inet6:
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
-            inet_pton(AF_INET6, host, &address.sin6_addr)
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            unsafe inet_pton(AF_INET6, host, &address.sin6_addr)
+            return unsafe withUnsafePointer(to: &address) {
+                unsafe $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { unsafe body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
         }
     }
 
     /// `connect(2)` of a socket to this address (for modules that open their own sockets).
     public func connect(_ fd: Int32) -> Int32 {
-        withSockAddr { Glibc.connect(fd, $0, $1) }
+        unsafe withSockAddr { unsafe Glibc.connect(fd, $0, $1) }
     }
 
     /// Reads an address filled in by accept/getsockname/getpeername.
@@ -83,16 +87,16 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         var storage = storage
         switch Int32(storage.ss_family) {
         case AF_INET:
-            let address = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee } }
+            let address = unsafe withUnsafePointer(to: &storage) { unsafe $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { unsafe $0.pointee } }
             var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             var raw = address.sin_addr
-            inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count))
+            unsafe inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count))
             self.init(host: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: UInt16(bigEndian: address.sin_port), family: .inet4)
         case AF_INET6:
-            let address = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee } }
+            let address = unsafe withUnsafePointer(to: &storage) { unsafe $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { unsafe $0.pointee } }
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             var raw = address.sin6_addr
-            inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count))
+            unsafe inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count))
             self.init(host: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: UInt16(bigEndian: address.sin6_port), family: .inet6)
         default:
             return nil

@@ -11,7 +11,8 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
         self.errno = errno
     }
 
-    public var description: String { "\(call) failed: errno \(errno) (\(String(cString: strerror(errno))))" }
+    // unsafe: strerror returns a NUL-terminated static string, copied at once.
+    public var description: String { unsafe "\(call) failed: errno \(errno) (\(String(cString: strerror(errno))))" }
 
     /// Throws for -1 results, traps for EBADF/EFAULT, which mean our own bookkeeping is wrong (docs/style.md §2).
     @discardableResult

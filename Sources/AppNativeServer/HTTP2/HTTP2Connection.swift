@@ -56,7 +56,8 @@ final class HTTP2Connection {
     /// Feeds received bytes to the session and acts on what they caused.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         guard lifecycle != .failed else { return }
-        let result = session.receive(bytes)
+        // unsafe: `bytes` is the caller's borrowed buffer, read by the session during this call only.
+        let result = unsafe session.receive(bytes)
         handleEvents()
         if case .failure = result {
             // Flooding, an HPACK bomb, a bad preface: the session is unusable. GOAWAY is tried.

@@ -131,7 +131,8 @@ struct HTTP2ConnectionState {
                 guard let name = String(validating: field.name, as: UTF8.self) else {
                     return .reset(stream: stream, code: HTTP2Session.protocolError)
                 }
-                field.value.withUnsafeBufferPointer { trailers.add(name: name, valueBytes: $0) }
+                // unsafe: the field's bytes are borrowed for the call; `add` copies them.
+                unsafe field.value.withUnsafeBufferPointer { unsafe trailers.add(name: name, valueBytes: $0) }
             }
             return .endBody(stream: stream, trailers: trailers)
 

@@ -41,7 +41,8 @@ public final class HTTP2InputDriver {
     /// Feeds `bytes` as one read; returns false once the connection failed.
     public func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !tally.failed else { return false }
-        let result = session.receive(bytes)
+        // unsafe: `bytes` is the caller's borrowed buffer, read by the session during this call only.
+        let result = unsafe session.receive(bytes)
         handleEvents()
         if case .failure = result {
             session.terminate(code: HTTP2Session.enhanceYourCalm)

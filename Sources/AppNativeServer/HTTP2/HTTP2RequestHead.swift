@@ -150,9 +150,10 @@ enum HTTP2RequestHead {
         text += [13, 10]
 
         var parser = HTTPRequestParser(limits: limits)
-        let step = text.withUnsafeBytes { bytes -> Result<HTTPParserEvent<HTTPRequestHead>?, HTTPParseError> in
+        // unsafe: the parser reads the borrowed bytes inside the closure only and keeps no pointer.
+        let step = unsafe text.withUnsafeBytes { bytes -> Result<HTTPParserEvent<HTTPRequestHead>?, HTTPParseError> in
             do throws(HTTPParseError) {
-                return .success(try parser.parse(bytes).event)
+                return unsafe .success(try parser.parse(bytes).event)
             } catch {
                 return .failure(error)
             }

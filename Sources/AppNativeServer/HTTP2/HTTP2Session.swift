@@ -9,7 +9,13 @@ internal import CAppNativeNGHTTP2
 /// events, collect header fields (bounded by the header limits), and copy response bytes the
 /// connection queued earlier. They never call into an exchange or the connection, so no Swift
 /// state is re-entered; the connection's state machine handles the events after the call.
+@safe
 final class HTTP2Session {
+    // @safe: the nghttp2 session is created in init, never leaves this class, and is deleted once in
+    // deinit. Every `unsafe` call in this file passes that live session, buffers borrowed (with their
+    // lengths) from `withUnsafeBytes`/`withUnsafeMutableBytes` for the duration of the call, or, in
+    // the callbacks, pointers nghttp2 hands over valid for that callback only (copied before it
+    // returns) and the user data that points to `inbox`, which the session holds for its whole life.
     private let session: OpaquePointer
     let inbox: HTTP2CallbackInbox
 
@@ -22,30 +28,30 @@ final class HTTP2Session {
     init?(settings: HTTP2Settings, limits: HTTPLimits) {
         inbox = HTTP2CallbackInbox(maxHeaderBytes: limits.maxHeaderBytes, maxHeaderCount: limits.maxHeaderCount)
         var callbacksPointer: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacksPointer) == 0, let callbacks = callbacksPointer else { return nil }
-        defer { nghttp2_session_callbacks_del(callbacks) }
-        HTTP2Callbacks.install(on: callbacks)
+        guard unsafe nghttp2_session_callbacks_new(&callbacksPointer) == 0, let callbacks = unsafe callbacksPointer else { return nil }
+        defer { unsafe nghttp2_session_callbacks_del(callbacks) }
+        unsafe HTTP2Callbacks.install(on: callbacks)
 
         var optionPointer: OpaquePointer?
-        guard nghttp2_option_new(&optionPointer) == 0, let option = optionPointer else { return nil }
-        defer { nghttp2_option_del(option) }
+        guard unsafe nghttp2_option_new(&optionPointer) == 0, let option = unsafe optionPointer else { return nil }
+        defer { unsafe nghttp2_option_del(option) }
         // Window updates follow what handlers consume, not what arrived: a body nobody reads
         // stops at the window (bounded buffering, backpressure to the client).
-        nghttp2_option_set_no_auto_window_update(option, 1)
-        nghttp2_option_set_max_settings(option, settings.maxSettingsEntries)
-        nghttp2_option_set_max_continuations(option, settings.maxContinuations)
-        nghttp2_option_set_stream_reset_rate_limit(option, UInt64(settings.resetBurst), UInt64(settings.resetsPerSecond))
+        unsafe nghttp2_option_set_no_auto_window_update(option, 1)
+        unsafe nghttp2_option_set_max_settings(option, settings.maxSettingsEntries)
+        unsafe nghttp2_option_set_max_continuations(option, settings.maxContinuations)
+        unsafe nghttp2_option_set_stream_reset_rate_limit(option, UInt64(settings.resetBurst), UInt64(settings.resetsPerSecond))
         // Queued SETTINGS and PING acknowledgements a client that does not read may cause.
-        nghttp2_option_set_max_outbound_ack(option, 1000)
+        unsafe nghttp2_option_set_max_outbound_ack(option, 1000)
         // Responses are encoded with a small dynamic table: no memory grows with the client's.
-        nghttp2_option_set_max_deflate_dynamic_table_size(option, 4096)
+        unsafe nghttp2_option_set_max_deflate_dynamic_table_size(option, 4096)
 
         var sessionPointer: OpaquePointer?
-        let userData = Unmanaged.passUnretained(inbox).toOpaque()
-        guard nghttp2_session_server_new2(&sessionPointer, callbacks, userData, option) == 0, let session = sessionPointer else {
+        let userData = unsafe Unmanaged.passUnretained(inbox).toOpaque()
+        guard unsafe nghttp2_session_server_new2(&sessionPointer, callbacks, userData, option) == 0, let session = unsafe sessionPointer else {
             return nil
         }
-        self.session = session
+        unsafe self.session = unsafe session
 
         var entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(settings.maxConcurrentStreams)),
@@ -54,20 +60,20 @@ final class HTTP2Session {
             // RFC 8441: WebSockets over HTTP/2 (extended CONNECT with `:protocol`).
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL.rawValue), value: 1),
         ]
-        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+        _ = unsafe nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
         if settings.connectionWindowBytes > 65_535 {
-            _ = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Int32(settings.connectionWindowBytes))
+            _ = unsafe nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Int32(settings.connectionWindowBytes))
         }
     }
 
-    deinit { nghttp2_session_del(session) }
+    deinit { unsafe nghttp2_session_del(session) }
 
     // MARK: Input
 
     /// Processes received bytes; the events they produced are in `inbox.events`.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Result<Void, Failure> {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .success(()) }
-        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        guard let base = bytes.baseAddress, unsafe !bytes.isEmpty else { return .success(()) }
+        let result = unsafe nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 { return .failure(Failure(code: Int32(truncatingIfNeeded: result))) }
         return .success(())
     }
@@ -75,28 +81,28 @@ final class HTTP2Session {
     /// Gives `count` body bytes of `stream` back to the client's windows (the handler took them).
     func consume(stream: Int32, count: Int) {
         guard count > 0 else { return }
-        if nghttp2_session_consume(session, stream, count) != 0 {
+        if unsafe nghttp2_session_consume(session, stream, count) != 0 {
             // The stream is gone: the connection's window still counts the bytes.
-            _ = nghttp2_session_consume_connection(session, count)
+            _ = unsafe nghttp2_session_consume_connection(session, count)
         }
     }
 
     // MARK: Output
 
     /// Whether nghttp2 has frames to send.
-    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+    var wantsWrite: Bool { unsafe nghttp2_session_want_write(session) != 0 }
 
     /// Whether the session is still open in both directions (no GOAWAY exchanged to the end).
-    var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
+    var wantsRead: Bool { unsafe nghttp2_session_want_read(session) != 0 }
 
     /// Appends serialised frames to `output` until nghttp2 has none or `limit` bytes are pending.
     func produce(into output: inout OutgoingBytes, upTo limit: Int) -> Result<Void, Failure> {
         while output.pendingCount < limit {
             var data: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &data)
+            let count = unsafe nghttp2_session_mem_send(session, &data)
             if count < 0 { return .failure(Failure(code: Int32(truncatingIfNeeded: count))) }
-            guard count > 0, let data else { return .success(()) }
-            output.append(UnsafeBufferPointer(start: data, count: count))
+            guard count > 0, let data = unsafe data else { return .success(()) }
+            unsafe output.append(UnsafeBufferPointer(start: data, count: count))
         }
         return .success(())
     }
@@ -110,12 +116,12 @@ final class HTTP2Session {
             fields.append(HTTP2Field(field.name.lowercased(), field.value))
         }
         if hasBody { inbox.outbound[stream] = HTTP2OutboundData() }
-        return Self.withNameValues(fields) { nva, count in
+        return unsafe Self.withNameValues(fields) { nva, count in
             if hasBody {
-                var provider = HTTP2Callbacks.dataProvider()
-                return nghttp2_submit_response(session, stream, nva, count, &provider) == 0
+                var provider = unsafe HTTP2Callbacks.dataProvider()
+                return unsafe nghttp2_submit_response(session, stream, nva, count, &provider) == 0
             }
-            return nghttp2_submit_response(session, stream, nva, count, nil) == 0
+            return unsafe nghttp2_submit_response(session, stream, nva, count, nil) == 0
         }
     }
 
@@ -125,8 +131,8 @@ final class HTTP2Session {
         for field in headers where !Self.isConnectionSpecific(field.name) {
             fields.append(HTTP2Field(field.name.lowercased(), field.value))
         }
-        return Self.withNameValues(fields) { nva, count in
-            nghttp2_submit_headers(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, nil, nva, count, nil) >= 0
+        return unsafe Self.withNameValues(fields) { nva, count in
+            unsafe nghttp2_submit_headers(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, nil, nva, count, nil) >= 0
         }
     }
 
@@ -134,7 +140,7 @@ final class HTTP2Session {
     func appendData(stream: Int32, _ bytes: ArraySlice<UInt8>) {
         guard !bytes.isEmpty, inbox.outbound[stream] != nil else { return }
         inbox.outbound[stream]?.append(bytes)
-        _ = nghttp2_session_resume_data(session, stream)
+        _ = unsafe nghttp2_session_resume_data(session, stream)
     }
 
     /// Ends the response body of `stream`, with trailers when there are any.
@@ -145,7 +151,7 @@ final class HTTP2Session {
             fields.append(HTTP2Field(field.name.lowercased(), field.value))
         }
         inbox.outbound[stream]?.ending = .ended(trailers: fields)
-        _ = nghttp2_session_resume_data(session, stream)
+        _ = unsafe nghttp2_session_resume_data(session, stream)
     }
 
     /// Response bytes of `stream` queued and not yet framed.
@@ -160,18 +166,18 @@ final class HTTP2Session {
     /// Resets a stream (RST_STREAM with `code`).
     func reset(stream: Int32, code: UInt32) {
         inbox.outbound[stream] = nil
-        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code)
+        _ = unsafe nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code)
     }
 
     /// Starts a graceful shutdown: GOAWAY naming the last stream the server will process.
     func goAway() {
-        let last = nghttp2_session_get_last_proc_stream_id(session)
-        _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_NO_ERROR.rawValue), nil, 0)
+        let last = unsafe nghttp2_session_get_last_proc_stream_id(session)
+        _ = unsafe nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_NO_ERROR.rawValue), nil, 0)
     }
 
     /// Ends the session at once with a connection error (GOAWAY with `code`).
     func terminate(code: UInt32) {
-        _ = nghttp2_session_terminate_session(session, code)
+        _ = unsafe nghttp2_session_terminate_session(session, code)
     }
 
     static let noError = UInt32(NGHTTP2_NO_ERROR.rawValue)
@@ -201,14 +207,14 @@ final class HTTP2Session {
         }
         // One spare byte: a pointer into an empty array's buffer is still valid to pass.
         storage.append(0)
-        return storage.withUnsafeMutableBufferPointer { buffer in
+        return unsafe storage.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
-            let nameValues = ranges.map { range in
-                nghttp2_nv(
+            let nameValues = unsafe ranges.map { range in
+                unsafe nghttp2_nv(
                     name: base + range.name.lowerBound, value: base + range.value.lowerBound,
                     namelen: range.name.count, valuelen: range.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
             }
-            return nameValues.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+            return unsafe nameValues.withUnsafeBufferPointer { unsafe body($0.baseAddress!, $0.count) }
         }
     }
 }
@@ -239,8 +245,8 @@ struct HTTP2OutboundData {
     /// Copies up to `count` bytes into `destination`; returns how many.
     mutating func take(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
         let taken = min(count, pendingCount)
-        bytes.withUnsafeBufferPointer { source in
-            destination.update(from: source.baseAddress! + start, count: taken)
+        unsafe bytes.withUnsafeBufferPointer { source in
+            unsafe destination.update(from: source.baseAddress! + start, count: taken)
         }
         start += taken
         framedCount += UInt64(taken)
@@ -324,7 +330,7 @@ extension HTTP2CallbackInbox: Sendable {}
 /// to nghttp2 capture nothing and only forward to these functions.
 private enum HTTP2Callbacks {
     static func inbox(_ userData: UnsafeMutableRawPointer?) -> HTTP2CallbackInbox {
-        Unmanaged<HTTP2CallbackInbox>.fromOpaque(userData!).takeUnretainedValue()
+        unsafe Unmanaged<HTTP2CallbackInbox>.fromOpaque(userData!).takeUnretainedValue()
     }
 
     static let temporalFailure = Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
@@ -334,29 +340,29 @@ private enum HTTP2Callbacks {
     static let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
     static func install(on callbacks: OpaquePointer) {
-        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { session, header, userData in
-            HTTP2Callbacks.beginFrame(session, header, userData)
+        unsafe nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { session, header, userData in
+            unsafe HTTP2Callbacks.beginFrame(session, header, userData)
         }
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
-            HTTP2Callbacks.beginHeaders(frame, userData)
+        unsafe nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            unsafe HTTP2Callbacks.beginHeaders(frame, userData)
         }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
-            HTTP2Callbacks.header(frame, name, nameLength, value, valueLength, userData)
+        unsafe nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+            unsafe HTTP2Callbacks.header(frame, name, nameLength, value, valueLength, userData)
         }
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
-            HTTP2Callbacks.frameReceived(frame, userData)
+        unsafe nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            unsafe HTTP2Callbacks.frameReceived(frame, userData)
         }
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, length, userData in
-            HTTP2Callbacks.dataChunk(stream, data, length, userData)
+        unsafe nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, length, userData in
+            unsafe HTTP2Callbacks.dataChunk(stream, data, length, userData)
         }
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, errorCode, userData in
-            HTTP2Callbacks.streamClosed(stream, errorCode, userData)
+        unsafe nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, errorCode, userData in
+            unsafe HTTP2Callbacks.streamClosed(stream, errorCode, userData)
         }
     }
 
     static func dataProvider() -> nghttp2_data_provider {
-        nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { session, stream, buffer, length, flags, _, userData in
-            HTTP2Callbacks.readData(session, stream, buffer, length, flags, userData)
+        unsafe nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { session, stream, buffer, length, flags, _, userData in
+            unsafe HTTP2Callbacks.readData(session, stream, buffer, length, flags, userData)
         }
     }
 
@@ -364,13 +370,13 @@ private enum HTTP2Callbacks {
 
     /// Checks nghttp2 leaves to the server, on every frame header before its payload.
     static func beginFrame(_ session: OpaquePointer?, _ header: UnsafePointer<nghttp2_frame_hd>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
-        guard let session, let header else { return 0 }
-        let inbox = inbox(userData)
-        let type = header.pointee.type
-        let stream = header.pointee.stream_id
+        guard let session = unsafe session, let header = unsafe header else { return 0 }
+        let inbox = unsafe inbox(userData)
+        let type = unsafe header.pointee.type
+        let stream = unsafe header.pointee.stream_id
         // Empty DATA, HEADERS and CONTINUATION frames that do not end a stream cost work and
         // carry nothing (CVE-2019-9518): beyond a budget the connection ends (ENHANCE_YOUR_CALM).
-        if header.pointee.length == 0, header.pointee.flags & endStreamFlag == 0,
+        if unsafe header.pointee.length == 0, unsafe header.pointee.flags & endStreamFlag == 0,
             type == dataType || type == headersType || type == continuationType
         {
             inbox.emptyFrames += 1
@@ -383,24 +389,24 @@ private enum HTTP2Callbacks {
         if type == headersType, stream & 1 == 1 {
             if stream > inbox.highestClientStream {
                 inbox.highestClientStream = stream
-            } else if stream < inbox.highestClientStream, nghttp2_session_find_stream(session, stream) == nil,
+            } else if stream < inbox.highestClientStream, unsafe nghttp2_session_find_stream(session, stream) == nil,
                 inbox.lastAdmittedStream == Int32.max
             {
-                let last = nghttp2_session_get_last_proc_stream_id(session)
+                let last = unsafe nghttp2_session_get_last_proc_stream_id(session)
                 inbox.lastAdmittedStream = last
-                _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue), nil, 0)
+                _ = unsafe nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue), nil, 0)
             }
         }
         return 0
     }
 
     static func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
-        guard let frame, frame.pointee.hd.type == headersType else { return 0 }
+        guard let frame = unsafe frame, unsafe frame.pointee.hd.type == headersType else { return 0 }
         // A stream above the GOAWAY's last stream id, in the bytes nghttp2 still reads before the
         // GOAWAY is sent, is reset: the client learnt it was not processed.
-        if frame.pointee.hd.stream_id > inbox(userData).lastAdmittedStream { return temporalFailure }
-        let isTrailer = frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS
-        inbox(userData).headerBlocks[frame.pointee.hd.stream_id] = HTTP2CallbackInbox.HeaderBlock(isTrailer: isTrailer)
+        if unsafe frame.pointee.hd.stream_id > inbox(userData).lastAdmittedStream { return temporalFailure }
+        let isTrailer = unsafe frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS
+        unsafe inbox(userData).headerBlocks[frame.pointee.hd.stream_id] = HTTP2CallbackInbox.HeaderBlock(isTrailer: isTrailer)
         return 0
     }
 
@@ -408,9 +414,9 @@ private enum HTTP2Callbacks {
         _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
         _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _ userData: UnsafeMutableRawPointer?
     ) -> Int32 {
-        guard let frame, let name, let value else { return 0 }
-        let inbox = inbox(userData)
-        let stream = frame.pointee.hd.stream_id
+        guard let frame = unsafe frame, let name = unsafe name, let value = unsafe value else { return 0 }
+        let inbox = unsafe inbox(userData)
+        let stream = unsafe frame.pointee.hd.stream_id
         // Taken out while it grows, so its field list is not copied.
         guard var block = inbox.headerBlocks.removeValue(forKey: stream) else { return 0 }
         block.size += nameLength + valueLength + 32
@@ -423,7 +429,7 @@ private enum HTTP2Callbacks {
                 block.isTooLarge = true
                 block.fields = []
             } else {
-                block.fields.append(
+                unsafe block.fields.append(
                     HTTP2Field(
                         name: Array(UnsafeBufferPointer(start: name, count: nameLength)),
                         value: Array(UnsafeBufferPointer(start: value, count: valueLength))))
@@ -434,11 +440,11 @@ private enum HTTP2Callbacks {
     }
 
     static func frameReceived(_ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
-        guard let frame else { return 0 }
-        let inbox = inbox(userData)
-        let stream = frame.pointee.hd.stream_id
-        let endsStream = frame.pointee.hd.flags & endStreamFlag != 0
-        switch frame.pointee.hd.type {
+        guard let frame = unsafe frame else { return 0 }
+        let inbox = unsafe inbox(userData)
+        let stream = unsafe frame.pointee.hd.stream_id
+        let endsStream = unsafe frame.pointee.hd.flags & endStreamFlag != 0
+        switch unsafe frame.pointee.hd.type {
         case headersType:
             guard let block = inbox.headerBlocks.removeValue(forKey: stream) else { return 0 }
             let list: HTTP2HeaderList = block.isTooLarge ? .tooLarge : .fields(block.fields)
@@ -464,10 +470,10 @@ private enum HTTP2Callbacks {
     }
 
     static func dataChunk(_ stream: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int, _ userData: UnsafeMutableRawPointer?) -> Int32 {
-        guard let data, length > 0 else { return 0 }
-        let inbox = inbox(userData)
+        guard let data = unsafe data, length > 0 else { return 0 }
+        let inbox = unsafe inbox(userData)
         // The bytes view the connection's receive buffer, which is reused: copied out.
-        let bytes = Array(UnsafeBufferPointer(start: data, count: length))
+        let bytes = unsafe Array(UnsafeBufferPointer(start: data, count: length))
         if var body = inbox.declaredBodies[stream] {
             body.received += length
             if body.received >= body.declared {
@@ -485,7 +491,7 @@ private enum HTTP2Callbacks {
     }
 
     static func streamClosed(_ stream: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?) -> Int32 {
-        let inbox = inbox(userData)
+        let inbox = unsafe inbox(userData)
         inbox.headerBlocks[stream] = nil
         inbox.outbound[stream] = nil
         inbox.declaredBodies[stream] = nil
@@ -497,27 +503,27 @@ private enum HTTP2Callbacks {
         _ session: OpaquePointer?, _ stream: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
         _ flags: UnsafeMutablePointer<UInt32>?, _ userData: UnsafeMutableRawPointer?
     ) -> Int {
-        guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-        let inbox = inbox(userData)
+        guard let buffer = unsafe buffer, let flags = unsafe flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        let inbox = unsafe inbox(userData)
         // Taken out while it is read, so its bytes are not copied.
         guard var outbound = inbox.outbound.removeValue(forKey: stream) else {
             // The stream was reset meanwhile.
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
         defer { inbox.outbound[stream] = outbound }
-        let count = outbound.take(into: buffer, count: length)
+        let count = unsafe outbound.take(into: buffer, count: length)
         guard outbound.pendingCount == 0 else { return count }
         switch outbound.ending {
         case .open:
             return count == 0 ? Int(NGHTTP2_ERR_DEFERRED.rawValue) : count
         case .ended(let trailers):
-            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            unsafe flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             if !trailers.isEmpty {
                 // RFC 9113 §8.1: trailers end the stream in a HEADERS frame of their own;
                 // nghttp2 allows submitting them from this callback.
-                flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
-                let submitted = HTTP2Session.withNameValues(trailers) { nva, count in
-                    nghttp2_submit_trailer(session, stream, nva, count)
+                unsafe flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                let submitted = unsafe HTTP2Session.withNameValues(trailers) { nva, count in
+                    unsafe nghttp2_submit_trailer(session, stream, nva, count)
                 }
                 if submitted != 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
             }

@@ -13,7 +13,8 @@ struct HTTP2WebSocketHandshake: Equatable {
     /// A fresh key from OpenSSL's generator; nil if it failed (the stream is then refused).
     static func make() -> HTTP2WebSocketHandshake? {
         var nonce = [UInt8](repeating: 0, count: 16)
-        guard RAND_bytes(&nonce, Int32(nonce.count)) == 1 else { return nil }
+        // unsafe: RAND_bytes writes exactly `nonce.count` bytes into `nonce`.
+        guard unsafe RAND_bytes(&nonce, Int32(nonce.count)) == 1 else { return nil }
         return HTTP2WebSocketHandshake(key: Data(nonce).base64EncodedString())
     }
 
@@ -24,7 +25,9 @@ struct HTTP2WebSocketHandshake: Equatable {
         let input = Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        guard EVP_Digest(input, input.count, &digest, &length, EVP_sha1(), nil) == 1, length == 20 else { return nil }
+        // unsafe: EVP_Digest reads `input.count` bytes of `input` and writes at most
+        // EVP_MAX_MD_SIZE bytes into `digest`, which has that size.
+        guard unsafe EVP_Digest(input, input.count, &digest, &length, EVP_sha1(), nil) == 1, length == 20 else { return nil }
         return Data(digest.prefix(20)).base64EncodedString()
     }
 

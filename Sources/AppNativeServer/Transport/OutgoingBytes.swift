@@ -29,7 +29,8 @@ package struct OutgoingBytes: Sendable {
     package mutating func append(_ slice: ArraySlice<UInt8>) { bytes.append(contentsOf: slice) }
     package mutating func append(_ array: [UInt8]) { bytes.append(contentsOf: array) }
     /// Appends bytes another library serialised (HTTP/2 frames), copied before it reuses them.
-    package mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
+    // unsafe: the caller lends `buffer` for this call; its bytes are copied.
+    package mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) { unsafe bytes.append(contentsOf: buffer) }
 
     /// Appends one chunk of the chunked transfer coding (RFC 9112 §7.1).
     package mutating func appendChunk(_ slice: ArraySlice<UInt8>) {
@@ -64,7 +65,8 @@ package struct OutgoingBytes: Sendable {
     package mutating func drain(to transport: any ConnectionTransport) -> DrainOutcome {
         var progressed = false
         while start < bytes.count {
-            let result = bytes.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            // unsafe: the transport reads the borrowed range inside the closure only.
+            let result = unsafe bytes.withUnsafeBytes { unsafe transport.send(UnsafeRawBufferPointer(rebasing: $0[start...])) }
             switch result {
             case .transferred(let sent):
                 start += sent

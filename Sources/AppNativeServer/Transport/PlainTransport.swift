@@ -13,7 +13,8 @@ package final class PlainTransport: ConnectionTransport {
 
     package func receive(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult {
         while true {
-            let received = recv(fd, buffer.baseAddress, buffer.count, 0)
+            // unsafe: recv writes at most `buffer.count` bytes into the caller's buffer.
+            let received = unsafe recv(fd, buffer.baseAddress, buffer.count, 0)
             if received > 0 { return .transferred(received) }
             if received == 0 { return .closed }
             let code = appnative_errno()
@@ -23,7 +24,8 @@ package final class PlainTransport: ConnectionTransport {
     }
 
     package func send(_ bytes: UnsafeRawBufferPointer) -> TransportResult {
-        let sent = appnative_send(fd, bytes.baseAddress, bytes.count)
+        // unsafe: send reads at most `bytes.count` bytes of the caller's buffer.
+        let sent = unsafe appnative_send(fd, bytes.baseAddress, bytes.count)
         if sent >= 0 { return .transferred(sent) }
         return appnative_errno() == appnative_eagain ? .wouldBlock : .failed
     }
