@@ -258,7 +258,7 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
             }
             let start = position
             let step: (consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?)
-            switch parse(bytes, start..<range.upperBound) {
+            switch parser.parse(bytes, in: start..<range.upperBound) {
             case .success(let result): step = result
             case .failure(let error):
                 fail(.invalidResponse(error))
@@ -274,19 +274,6 @@ final class UpstreamConnection: EventHandler, EndOfIterationWork, DialledConnect
         }
     }
 
-    private func parse(_ bytes: [UInt8], _ range: Range<Int>)
-        -> Result<(consumed: Int, event: HTTPParserEvent<HTTPResponseHead>?), HTTPParseError>
-    {
-        // unsafe: the parser reads `range` of `bytes` (within its bounds, as the read loop's ranges
-        // are) inside the closure, and keeps no pointer past it.
-        unsafe bytes.withUnsafeBytes { buffer in
-            do throws(HTTPParseError) {
-                return unsafe .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
-            } catch {
-                return .failure(error)
-            }
-        }
-    }
 
     private func endOfStream() {
         let delegate = self.delegate

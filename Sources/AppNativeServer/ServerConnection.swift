@@ -265,7 +265,7 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
             }
             let start = position
             let step: (consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?)
-            switch parse(bytes, start..<range.upperBound) {
+            switch parser.parse(bytes, in: start..<range.upperBound) {
             case .success(let result): step = result
             case .failure(let error):
                 context.shared.parseErrors.increment()
@@ -330,18 +330,6 @@ final class ServerConnection: EventHandler, EndOfIterationWork, ExchangeCarrier,
         perform(step)
     }
 
-    private func parse(_ bytes: [UInt8], _ range: Range<Int>)
-        -> Result<(consumed: Int, event: HTTPParserEvent<HTTPRequestHead>?), HTTPParseError>
-    {
-        // unsafe: the parser reads the borrowed range inside the closure only and keeps no pointer.
-        unsafe bytes.withUnsafeBytes { buffer in
-            do throws(HTTPParseError) {
-                return unsafe .success(try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[range])))
-            } catch {
-                return .failure(error)
-            }
-        }
-    }
 
     private func deadlinePassed() {
         context.shared.timeouts.increment()
