@@ -1,6 +1,9 @@
 import AppNativeHTTP
 @_spi(Fuzzing) import AppNativeServer
 
+// Unsafe (harness): the input is libFuzzer's buffer, valid for the `run` call and read within its
+// count (two bytes checked first); chunks handed to the driver are borrowed for their call.
+
 /// The HTTP/2 connection's input path (nghttp2 with the gateway's limits and callbacks, then
 /// `HTTP2ConnectionState` and `HTTP2RequestHead`) on arbitrary bytes, without a socket.
 ///
@@ -27,9 +30,9 @@ enum HTTP2ConnectionHarness {
 
     static func run(_ input: UnsafeRawBufferPointer) {
         guard input.count >= 2 else { return }
-        let withPreface = input[0] & 1 == 0
-        let rest = (withPreface ? preface : []) + Array(input.dropFirst(2))
-        let split = rest.count * Int(input[1]) / 255
+        let withPreface = unsafe input[0] & 1 == 0
+        let rest = unsafe (withPreface ? preface : []) + Array(input.dropFirst(2))
+        let split = unsafe rest.count * Int(input[1]) / 255
         let whole = feed([rest])
         let halves = feed([Array(rest[..<split]), Array(rest[split...])])
         check(whole == halves, "split at \(split) of \(rest.count) changes the verdict: whole \(whole), split \(halves)")
@@ -39,7 +42,7 @@ enum HTTP2ConnectionHarness {
         guard let driver = HTTP2InputDriver(limits: limits) else { failCheck("no nghttp2 session") }
         for chunk in chunks {
             // Each read in a buffer of its own, as the connection's reads are.
-            let open = chunk.withUnsafeBytes { driver.receive($0) }
+            let open = unsafe chunk.withUnsafeBytes { unsafe driver.receive($0) }
             check(driver.openStreams <= driver.maxConcurrentStreams, "\(driver.openStreams) streams in flight")
             if !open { break }
         }
