@@ -177,7 +177,7 @@ public struct HTTPRequestParser: Sendable {
         if summary.hostCount == 0 && version.hasHTTP11Semantics {
             throw HTTPParseError(.missingHost, reason: "HTTP/1.1 request without Host")
         }
-        if unsafe summary.hostCount == 1 && !HostSyntax.isValid(FieldSummary.value(bytes, fields[summary.hostIndex])) {
+        if unsafe summary.hostCount == 1 && !HostSyntax.isValid(FieldSummary.value(bytes, fields[summary.hostIndex]).span) {
             throw HTTPParseError(.invalidHost, reason: "Host is not uri-host [\":\" port]")
         }
         // Gateway policy: an absolute-form target names the host the request is for (RFC 9112

@@ -137,9 +137,8 @@ struct Base64URLTests {
             let encoded = Array(Base64URL.encode(bytes).utf8)
             let count = Base64URL.decodedCount(encoded.count)!
             var output = [UInt8](repeating: 0xAA, count: count + 16)
-            let valid = unsafe encoded.withUnsafeBytes { input in
-                unsafe output.withUnsafeMutableBytes { unsafe Base64URL.decode(input, into: $0) }
-            }
+            var span = output.mutableSpan
+            let valid = Base64URL.decode(encoded.span, into: &span)
             #expect(valid && Array(output[..<count]) == bytes, "length \(length)")
             #expect(output[count...].allSatisfy { $0 == 0xAA }, "length \(length): wrote past the end")
         }

@@ -1,6 +1,7 @@
 // Unsafe: the encoder writes exactly `outputCount` bytes into a string buffer of that capacity and
-// reads `bytes[read...read+2]` only while three remain; the decoder's callers give an output of at
-// least `decodedCount(input.count)` bytes, and table indices are bytes (< 256) into 256-entry tables.
+// reads `bytes[read...read+2]` only while three remain. The decoder reads and writes through
+// `Span` and `MutableSpan` (bounds-checked); its only unsafe step is viewing a caller's raw buffer
+// of bytes as one, borrowed for the call.
 
 /// Strict base64url without padding (RFC 7515 §2, RFC 4648 §5).
 ///
@@ -24,16 +25,20 @@ public enum Base64URL: Sendable {
 
     /// Each input byte's 6-bit value pre-shifted into its place in a 24-bit group, one table per
     /// position, so a group of four characters is four loads and three ORs. A byte outside the
-    /// alphabet maps to a value with bit 31 set in every table, which survives the ORs.
-    private static let decodeTables: [UInt32] = {
-        var tables = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
+    /// alphabet maps to a value with bit 31 set in every table, which survives the ORs. 256 entries
+    /// each: indexed by a byte, so the bounds check is proved away.
+    private static let decodeTable0 = decodeTable(position: 0)
+    private static let decodeTable1 = decodeTable(position: 1)
+    private static let decodeTable2 = decodeTable(position: 2)
+    private static let decodeTable3 = decodeTable(position: 3)
+
+    private static func decodeTable(position: Int) -> InlineArray<256, UInt32> {
+        var table = InlineArray<256, UInt32>(repeating: 0x8000_0000)
         for (value, char) in alphabet.enumerated() {
-            for position in 0..<4 {
-                tables[position * 256 + Int(char)] = UInt32(value) << (18 - 6 * position)
-            }
+            table[Int(char)] = UInt32(value) << (18 - 6 * position)
         }
-        return tables
-    }()
+        return table
+    }
 
     /// Encodes bytes without padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
@@ -81,13 +86,16 @@ public enum Base64URL: Sendable {
 
     /// Decodes strictly; `nil` for any deviation from the canonical unpadded form.
     public static func decode(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+        decode(unsafe input.assumingMemoryBound(to: UInt8.self).span)
+    }
+
+    /// Decodes strictly; `nil` for any deviation from the canonical unpadded form.
+    public static func decode(_ input: Span<UInt8>) -> [UInt8]? {
         guard let outputCount = decodedCount(input.count) else { return nil }
-        var isValid = true
-        let out = unsafe [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
-            isValid = unsafe decode(input, into: UnsafeMutableRawBufferPointer(buffer))
-            initialized = isValid ? outputCount : 0
-        }
-        return isValid ? out : nil
+        var out = [UInt8](repeating: 0, count: outputCount)
+        var output = out.mutableSpan
+        guard decode(input, into: &output) else { return nil }
+        return out
     }
 
     /// The decoded length of `count` input characters, or `nil` for a length no canonical
@@ -99,52 +107,48 @@ public enum Base64URL: Sendable {
         return count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
     }
 
-    /// Decodes strictly into `output`, which holds at least `decodedCount(input.count)` bytes;
-    /// `false` for any deviation from the canonical unpadded form (the output is then garbage).
-    /// No allocation: the verifier decodes into stack buffers.
-    static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    /// Decodes strictly into the first `decodedCount(input.count)` bytes of `output` (a shorter
+    /// output is a programming error and traps); `false` for any deviation from the canonical
+    /// unpadded form (the output is then garbage). No allocation: the verifier decodes into
+    /// stack storage.
+    static func decode(_ input: Span<UInt8>, into output: inout MutableSpan<UInt8>) -> Bool {
         let count = input.count
         let remainder = count % 4
         if count == 0 { return true }
-        guard remainder != 1, let source = unsafe input.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-            return false
+        guard remainder != 1 else { return false }
+        let t0 = decodeTable0.span, t1 = decodeTable1.span, t2 = decodeTable2.span, t3 = decodeTable3.span
+        var index = 0
+        var written = 0
+        let fullEnd = count - remainder
+        var bad: UInt32 = 0
+        while index < fullEnd {
+            // The highest index first: its check covers the three below it.
+            let group = t3[Int(input[index + 3])] | t2[Int(input[index + 2])] | t1[Int(input[index + 1])] | t0[Int(input[index])]
+            bad |= group
+            output[written + 2] = UInt8(truncatingIfNeeded: group)
+            output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+            output[written] = UInt8(truncatingIfNeeded: group >> 16)
+            index += 4
+            written += 3
         }
-        let buffer = unsafe output.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        return unsafe decodeTables.withUnsafeBufferPointer { tables in
-            let t0 = tables.baseAddress!, t1 = unsafe t0 + 256, t2 = unsafe t0 + 512, t3 = unsafe t0 + 768
-            var index = 0
-            var written = 0
-            let fullEnd = count - remainder
-            var bad: UInt32 = 0
-            while index < fullEnd {
-                let group = unsafe t0[Int(source[index])] | t1[Int(source[index + 1])] | t2[Int(source[index + 2])]
-                    | t3[Int(source[index + 3])]
-                bad |= group
-                unsafe buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
-                unsafe buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                unsafe buffer[written + 2] = UInt8(truncatingIfNeeded: group)
-                index += 4
-                written += 3
-            }
-            if remainder == 2 {
-                let group = unsafe t0[Int(source[index])] | t1[Int(source[index + 1])]
-                // Canonical: the 4 unused low bits of the last character are zero.
-                bad |= group | (group & 0xF000 != 0 ? 0x8000_0000 : 0)
-                unsafe buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
-            } else if remainder == 3 {
-                let group = unsafe t0[Int(source[index])] | t1[Int(source[index + 1])] | t2[Int(source[index + 2])]
-                // Canonical: the 2 unused low bits of the last character are zero.
-                bad |= group | (group & 0x00C0 != 0 ? 0x8000_0000 : 0)
-                unsafe buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
-                unsafe buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-            }
-            return bad & 0x8000_0000 == 0
+        if remainder == 2 {
+            let group = t1[Int(input[index + 1])] | t0[Int(input[index])]
+            // Canonical: the 4 unused low bits of the last character are zero.
+            bad |= group | (group & 0xF000 != 0 ? 0x8000_0000 : 0)
+            output[written] = UInt8(truncatingIfNeeded: group >> 16)
+        } else if remainder == 3 {
+            let group = t2[Int(input[index + 2])] | t1[Int(input[index + 1])] | t0[Int(input[index])]
+            // Canonical: the 2 unused low bits of the last character are zero.
+            bad |= group | (group & 0x00C0 != 0 ? 0x8000_0000 : 0)
+            output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+            output[written] = UInt8(truncatingIfNeeded: group >> 16)
         }
+        return bad & 0x8000_0000 == 0
     }
 
     /// Decodes the UTF-8 bytes of `text` strictly.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var copy = String(text)
-        return copy.withUTF8 { unsafe decode(UnsafeRawBufferPointer($0)) }
+        let copy = String(text)
+        return decode(copy.utf8.span)
     }
 }

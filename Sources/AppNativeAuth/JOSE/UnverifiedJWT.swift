@@ -2,9 +2,10 @@ public import AppNativeJSON
 import AppNativeCore
 import Glibc
 
-// Unsafe: the token's bytes are borrowed for the call; memchr searches `bytes.count - start` bytes
-// from `start < bytes.count`; every segment is a range between the dots found inside the token;
-// the signature is decoded into a temporary allocation of `decodedCount` bytes.
+// Unsafe: only at two C calls, each borrowing the token's bytes with their count for the call:
+// memchr searches `bytes.count - start` bytes from `start < bytes.count`, and the decoded
+// signature and the signing input go to the EVP verifier. Everything else reads the token through
+// its UTF-8 `Span`, and every segment is a range between the dots found inside it.
 
 /// A compact JWS whose header has been checked but whose signature has not (yet).
 ///
@@ -28,19 +29,7 @@ public struct UnverifiedJWT: Sendable {
         // The token's own storage is read in place (no copy of up to 16 KiB per token).
         var text = token
         text.makeContiguousUTF8()
-        let shape = text.withUTF8 { bytes -> (count: Int, first: Int, second: Int) in
-            guard let base = bytes.baseAddress, !bytes.isEmpty else { return (0, -1, -1) }
-            // memchr: the token is up to 16 KiB and scanned for three dots.
-            func dot(after start: Int) -> Int {
-                guard start < bytes.count, let found = unsafe memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
-                else { return -1 }
-                return unsafe base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            }
-            let first = dot(after: 0)
-            let second = first < 0 ? -1 : dot(after: first + 1)
-            if second >= 0, dot(after: second + 1) >= 0 { return (bytes.count, -1, -1) }
-            return (bytes.count, first, second)
-        }
+        let shape = Self.shape(of: text.utf8.span)
         // Step 1: refuse oversized tokens before decoding anything (RFC 8725 §3.3 style resource bound).
         guard shape.count > 0, shape.count <= policy.maxTokenBytes else {
             throw AuthError(.malformed, "token empty or longer than \(policy.maxTokenBytes) bytes")
@@ -49,11 +38,7 @@ public struct UnverifiedJWT: Sendable {
         guard shape.first >= 0, shape.second >= 0 else {
             throw AuthError(.malformed, "not three dot-separated segments")
         }
-        let entry = try text.withUTF8 { bytes in
-            Result { () throws(AuthError) in
-                unsafe try Self.header(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<shape.first])))
-            }
-        }.get()
+        let entry = try Self.header(text.utf8.span.extracting(0..<shape.first))
         // RFC 7515 §4.1.11: a recipient must reject `crit` extensions it does not understand; we understand none.
         if entry.hasCritical { throw AuthError(.malformed, "header lists critical extensions") }
         if entry.keyIDIsNotString { throw AuthError(.malformed, "header kid is not a string") }
@@ -81,12 +66,7 @@ public struct UnverifiedJWT: Sendable {
     public func verify(with key: JWTVerificationKey, policy: JWTPolicy, now: Double) throws(AuthError) -> JWTClaims {
         precondition(key.algorithm == policy.algorithm, "key and policy disagree on the algorithm")
         // Step 6.
-        var text = token
-        let claims = try text.withUTF8 { bytes in
-            Result { () throws(AuthError) in
-                unsafe try Self.decodeClaims(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])))
-            }
-        }.get()
+        let claims = try Self.decodeClaims(token.utf8.span.extracting((firstDot + 1)..<secondDot))
         // Step 7.
         try checkSignature(with: key)
         try Self.checkClaims(claims, policy: policy, now: now)
@@ -101,31 +81,63 @@ public struct UnverifiedJWT: Sendable {
         guard key.algorithm.rawValue == header["alg"]?.stringValue else {
             throw AuthError(.algorithm, "key algorithm differs from header alg")
         }
-        var text = token
-        let payload = text.withUTF8 { raw in
-            unsafe Base64URL.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw[(firstDot + 1)..<secondDot])))
-        }
-        guard let payload else { throw AuthError(.invalid, "payload is not base64url") }
+        guard let payload = Base64URL.decode(token.utf8.span.extracting((firstDot + 1)..<secondDot)) else { throw AuthError(.invalid, "payload is not base64url") }
         try checkSignature(with: key)
         return payload
     }
 
     private func checkSignature(with key: JWTVerificationKey) throws(AuthError) {
-        var text = token
-        let outcome = text.withUTF8 { bytes -> Bool? in
-            let segment = unsafe UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...]))
-            guard let count = Base64URL.decodedCount(segment.count), count > 0 else { return nil }
+        let bytes = token.utf8.span
+        let segment = bytes.extracting((secondDot + 1)...)
+        let signingInput = bytes.extracting(..<secondDot)
+        guard let count = Base64URL.decodedCount(segment.count), count > 0 else {
+            throw AuthError(.signature, "signature segment empty or not base64url")
+        }
+        let outcome: Bool?
+        if count <= Self.inlineSignatureBytes {
             // Decoded on the stack: a signature is at most 1 KiB (RSA-8192).
-            return unsafe withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { signature -> Bool? in
-                guard unsafe Base64URL.decode(segment, into: signature) else { return nil }
-                return unsafe key.isValidSignature(
-                    UnsafeRawBufferPointer(signature), signingInput: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<secondDot])))
+            var storage = InlineArray<1024, UInt8>(repeating: 0)
+            var output = storage.mutableSpan
+            if Base64URL.decode(segment, into: &output) {
+                outcome = Self.isValid(storage.span.extracting(0..<count), signingInput: signingInput, key: key)
+            } else {
+                outcome = nil
             }
+        } else {
+            outcome = Base64URL.decode(segment).map { Self.isValid($0.span, signingInput: signingInput, key: key) }
         }
         guard let isValid = outcome else {
             throw AuthError(.signature, "signature segment empty or not base64url")
         }
         guard isValid else { throw AuthError(.signature, "signature does not verify") }
+    }
+
+    /// The size of the stack storage a signature is decoded into; a longer one is decoded into an array.
+    private static let inlineSignatureBytes = 1024
+
+    private static func isValid(_ signature: Span<UInt8>, signingInput: Span<UInt8>, key: JWTVerificationKey) -> Bool {
+        unsafe signature.withUnsafeBytes { signature in
+            unsafe signingInput.withUnsafeBytes { signingInput in unsafe key.isValidSignature(signature, signingInput: signingInput) }
+        }
+    }
+
+    /// The token's length and the offsets of its first two dots; `-1` for a dot that is missing,
+    /// and both `-1` when there is a third.
+    private static func shape(of bytes: Span<UInt8>) -> (count: Int, first: Int, second: Int) {
+        // memchr, not a loop over the span: the token is up to 16 KiB and scanned for three dots,
+        // and a byte loop costs more than the decoding (docs/memory-safety.md).
+        unsafe bytes.withUnsafeBufferPointer { bytes -> (count: Int, first: Int, second: Int) in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return (0, -1, -1) }
+            func dot(after start: Int) -> Int {
+                guard start < bytes.count, let found = unsafe memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+                else { return -1 }
+                return unsafe base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
+            let first = dot(after: 0)
+            let second = first < 0 ? -1 : dot(after: first + 1)
+            if second >= 0, dot(after: second + 1) >= 0 { return (bytes.count, -1, -1) }
+            return (bytes.count, first, second)
+        }
     }
 
     static func checkClaims(_ claims: JWTClaims, policy: JWTPolicy, now: Double) throws(AuthError) {
@@ -200,8 +212,12 @@ public struct UnverifiedJWT: Sendable {
             algorithm = header["alg"]?.stringValue
         }
 
-        func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
-            unsafe segment.withUnsafeBytes { unsafe haveSameBytes($0, bytes) }
+        func matches(_ bytes: Span<UInt8>) -> Bool {
+            let segment = self.segment
+            let own = segment.span
+            guard own.count == bytes.count else { return false }
+            for index in own.indices where own[index] != bytes[index] { return false }
+            return true
         }
     }
 
@@ -213,14 +229,16 @@ public struct UnverifiedJWT: Sendable {
     private static let headerCache = Locked<[HeaderEntry]>([])
     private static let headerCacheCapacity = 64
 
-    private static func header(_ segment: UnsafeRawBufferPointer) throws(AuthError) -> HeaderEntry {
+    private static func header(_ segment: Span<UInt8>) throws(AuthError) -> HeaderEntry {
         let cached = headerCache.withLock { entries -> HeaderEntry? in
-            for entry in entries where unsafe entry.matches(segment) { return entry }
+            for entry in entries where entry.matches(segment) { return entry }
             return nil
         }
         if let cached { return cached }
-        let entry = unsafe HeaderEntry(
-            segment: Array(segment), header: try decodeObject(segment, code: .malformed, what: "header"))
+        let copy = [UInt8](capacity: segment.count) { output in
+            for index in segment.indices { output.append(segment[index]) }
+        }
+        let entry = HeaderEntry(segment: copy, header: try decodeObject(segment, code: .malformed, what: "header"))
         headerCache.withLock { entries in
             if entries.count >= headerCacheCapacity { entries.removeAll(keepingCapacity: true) }
             entries.append(entry)
@@ -229,37 +247,25 @@ public struct UnverifiedJWT: Sendable {
     }
 
     private static func decodeObject(
-        _ segment: UnsafeRawBufferPointer,
+        _ segment: Span<UInt8>,
         code: AuthError.Code,
         what: String
     ) throws(AuthError) -> JSONObject {
-        guard let count = Base64URL.decodedCount(segment.count) else { throw AuthError(code, "\(what) is not base64url") }
-        // Decoded into a temporary buffer (on the stack for ordinary tokens) and parsed from there.
-        let result = unsafe withUnsafeTemporaryAllocation(byteCount: max(count, 1), alignment: 8) {
-            buffer -> Result<JSONValue, AuthError> in
-            guard unsafe Base64URL.decode(segment, into: buffer) else {
-                return .failure(AuthError(code, "\(what) is not base64url"))
-            }
-            do throws(JSONError) {
-                return unsafe .success(
-                    try JSONParser(options: jwtParserOptions).parse(UnsafeRawBufferPointer(rebasing: buffer[..<count])))
-            } catch {
-                return .failure(AuthError(code, "\(what) is not valid JSON (\(error.code))"))
-            }
+        // Only a header the cache does not hold is decoded, so an array here costs nothing per token.
+        guard let decoded = Base64URL.decode(segment) else { throw AuthError(code, "\(what) is not base64url") }
+        let value: JSONValue
+        do throws(JSONError) {
+            value = try JSONParser(options: jwtParserOptions).parse(decoded)
+        } catch {
+            throw AuthError(code, "\(what) is not valid JSON (\(error.code))")
         }
-        guard let object = try result.get().objectValue else { throw AuthError(code, "\(what) is not a JSON object") }
+        guard let object = value.objectValue else { throw AuthError(code, "\(what) is not a JSON object") }
         return object
     }
 
     /// The payload as a claims view: decoded into the array the view keeps, then validated.
-    private static func decodeClaims(_ segment: UnsafeRawBufferPointer) throws(AuthError) -> JWTClaims {
-        guard let count = Base64URL.decodedCount(segment.count) else { throw AuthError(.invalid, "payload is not base64url") }
-        var isBase64URL = true
-        let decoded = unsafe [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            isBase64URL = unsafe Base64URL.decode(segment, into: UnsafeMutableRawBufferPointer(buffer))
-            initialized = isBase64URL ? count : 0
-        }
-        guard isBase64URL else { throw AuthError(.invalid, "payload is not base64url") }
+    private static func decodeClaims(_ segment: Span<UInt8>) throws(AuthError) -> JWTClaims {
+        guard let decoded = Base64URL.decode(segment) else { throw AuthError(.invalid, "payload is not base64url") }
         let view: JSONObjectView?
         do throws(JSONError) {
             view = try JSONObjectView.parse(decoded, options: jwtParserOptions)

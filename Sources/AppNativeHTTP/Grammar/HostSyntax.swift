@@ -10,19 +10,17 @@
 //   §5.3), and a back end that splits it would route on a different host than the gateway.
 // Userinfo ("@") is not part of uri-host, so it is refused too (§4.2.4 says to treat it as an error).
 
-// Unsafe (pointer scanning on the request path): every function reads only inside the buffer or
-// the `start..<end` range it is given, checking the index before each read, and the buffer is
-// borrowed by its caller (a parser's input, a field's bytes in HTTPHeaders) for the call; nothing
-// keeps a pointer past it. See docs/memory-safety.md.
+// Read through a `Span` (bounds-checked, no `unsafe`): the callers make it from the bytes they
+// borrow. See docs/memory-safety.md.
 
 enum HostSyntax {
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isValid(_ bytes: Span<UInt8>) -> Bool {
         guard !bytes.isEmpty else { return false }
         var index = 0
-        if unsafe bytes[0] == UInt8(ascii: "[") {
+        if bytes[0] == UInt8(ascii: "[") {
             index = 1
-            while unsafe index < bytes.count && bytes[index] != UInt8(ascii: "]") {
-                let byte = unsafe bytes[index]
+            while index < bytes.count && bytes[index] != UInt8(ascii: "]") {
+                let byte = bytes[index]
                 // IPv6, IPvFuture and RFC 6874 zone identifiers ("%25") use these bytes.
                 guard isRegNameByte(byte) || byte == ASCII.colon || byte == UInt8(ascii: "%") else { return false }
                 index += 1
@@ -30,11 +28,11 @@ enum HostSyntax {
             guard index < bytes.count, index > 1 else { return false }
             index += 1
         } else {
-            while unsafe index < bytes.count && bytes[index] != ASCII.colon {
-                let byte = unsafe bytes[index]
+            while index < bytes.count && bytes[index] != ASCII.colon {
+                let byte = bytes[index]
                 if byte == UInt8(ascii: "%") {
                     guard index + 2 < bytes.count else { return false }
-                    guard unsafe ByteClass.hexValue(bytes[index + 1]) != nil, unsafe ByteClass.hexValue(bytes[index + 2]) != nil
+                    guard ByteClass.hexValue(bytes[index + 1]) != nil, ByteClass.hexValue(bytes[index + 2]) != nil
                     else { return false }
                     index += 3
                     continue
@@ -45,10 +43,10 @@ enum HostSyntax {
             guard index > 0 else { return false }
         }
         if index == bytes.count { return true }
-        guard unsafe bytes[index] == ASCII.colon else { return false }
+        guard bytes[index] == ASCII.colon else { return false }
         index += 1
         while index < bytes.count {
-            guard unsafe ByteClass.isDigit(bytes[index]) else { return false }
+            guard ByteClass.isDigit(bytes[index]) else { return false }
             index += 1
         }
         return true

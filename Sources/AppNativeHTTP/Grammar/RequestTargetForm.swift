@@ -43,7 +43,7 @@ enum RequestTargetForm: Equatable {
             authorityEnd += 1
         }
         let authority = unsafe UnsafeBufferPointer(rebasing: target[schemeLength..<authorityEnd])
-        guard unsafe HostSyntax.isValid(authority) else {
+        guard unsafe HostSyntax.isValid(authority.span) else {
             throw HTTPParseError(.invalidHost, reason: "absolute-form target has an empty or invalid authority")
         }
         return .absolute(authority: schemeLength..<authorityEnd, pathAndQuery: authorityEnd..<target.count)
