@@ -102,6 +102,24 @@ start_upstream() {
   upstream_pid=$nginx_pid
 }
 
+# The location block of the nginx proxies the benchmarks compare with: HTTP/1.1 to the upstream
+# pool `backend`, with the forwarding fields the gateway adds.
+nginx_proxy_location() {
+  cat <<'NGINX'
+        location / {
+            proxy_pass http://backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            proxy_set_header X-Forwarded-Host $http_host;
+            proxy_set_header Forwarded 'for=$remote_addr;proto=$scheme;host="$http_host"';
+            proxy_set_header X-Request-Id $request_id;
+        }
+NGINX
+}
+
 # nginx as a reverse proxy to the upstream, adding the same headers the gateway adds (Host kept,
 # X-Forwarded-For/-Proto/-Host, Forwarded, a random X-Request-Id), so both do the same work.
 # Sets nginx_proxy_port, nginx_proxy_pid.
@@ -116,17 +134,7 @@ start_nginx_proxy() {
     }
     server {
         listen 127.0.0.1:$nginx_proxy_port reuseport;
-        location / {
-            proxy_pass http://backend;
-            proxy_http_version 1.1;
-            proxy_set_header Connection \"\";
-            proxy_set_header Host \$http_host;
-            proxy_set_header X-Forwarded-For \$remote_addr;
-            proxy_set_header X-Forwarded-Proto \$scheme;
-            proxy_set_header X-Forwarded-Host \$http_host;
-            proxy_set_header Forwarded 'for=\$remote_addr;proto=\$scheme;host=\"\$http_host\"';
-            proxy_set_header X-Request-Id \$request_id;
-        }
+$(nginx_proxy_location)
     }" "${PROXY_WORKERS:-2}" "$nginx_proxy_port"
   nginx_proxy_pid=$nginx_pid
 }

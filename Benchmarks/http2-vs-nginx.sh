@@ -38,17 +38,7 @@ start_nginx h2proxy "
     http2_max_concurrent_streams 100;
     server {
         listen 127.0.0.1:$nginx_h2_port http2 reuseport;
-        location / {
-            proxy_pass http://backend;
-            proxy_http_version 1.1;
-            proxy_set_header Connection \"\";
-            proxy_set_header Host \$http_host;
-            proxy_set_header X-Forwarded-For \$remote_addr;
-            proxy_set_header X-Forwarded-Proto \$scheme;
-            proxy_set_header X-Forwarded-Host \$http_host;
-            proxy_set_header Forwarded 'for=\$remote_addr;proto=\$scheme;host=\"\$http_host\"';
-            proxy_set_header X-Request-Id \$request_id;
-        }
+$(nginx_proxy_location)
     }" "${PROXY_WORKERS:-2}" "$nginx_h2_port"
 start_gateway "$binary"
 targets=(nginx gateway)
