@@ -18,6 +18,8 @@ Scenarios:
   empty-data-flood      empty DATA frames without END_STREAM on an open request
   empty-headers-flood   empty HEADERS frames without END_STREAM, one new stream each
   empty-continuation-flood  HEADERS without END_HEADERS, then empty CONTINUATION frames
+  empty-data:N          a POST with N empty DATA frames, then its body and END_STREAM (the test
+                        sets HTTP2_MAX_EMPTY_FRAMES around N)
   data-on-stream-0      DATA on the connection's stream
   window-update-idle    WINDOW_UPDATE on a stream never opened
   data-idle             DATA on a stream never opened
@@ -368,6 +370,16 @@ def malformed(port, case, control_port=None):
     return c
 
 
+def empty_data(port, count):
+    c = Connection(port)
+    c.ready()
+    c.send(c.headers(1, c.block(c.request("/empty-data/%d" % count, "POST")), end_stream=False))
+    c.send_raw(c.data(1, b"").serialize() * count)
+    c.send(c.data(1, b"body", end_stream=True))
+    c.read_frames(lambda c: 1 in c.ended or 1 in [int(k) for k in c.resets] or c.goaway is not None)
+    return c
+
+
 SCENARIOS = {
     "settings-flood": settings_flood,
     "ping-flood": ping_flood,
@@ -385,7 +397,9 @@ SCENARIOS = {
 
 if __name__ == "__main__":
     scenario, port = sys.argv[1], int(sys.argv[2])
-    if scenario.startswith("malformed:"):
+    if scenario.startswith("empty-data:"):
+        connection = empty_data(port, int(scenario.split(":", 1)[1]))
+    elif scenario.startswith("malformed:"):
         connection = malformed(port, scenario.split(":", 1)[1], int(sys.argv[3]) if len(sys.argv) > 3 else None)
     else:
         connection = SCENARIOS[scenario](port)

@@ -76,6 +76,12 @@ public struct GatewayConfiguration: Sendable {
         Setting("HTTP2_STREAM_WINDOW_BYTES", default: "65535", section: "Limits", "HTTP/2: request body bytes a stream may send ahead of what the gateway forwarded (its flow-control window)."),
         Setting("HTTP2_CONNECTION_WINDOW_BYTES", default: "1048576", section: "Limits", "HTTP/2: request body bytes all streams of a connection may send ahead of what the gateway forwarded."),
         Setting("HTTP2_STREAM_BUFFER_BYTES", default: "65536", section: "Limits", "HTTP/2: response bytes buffered per stream (waiting for the client's window) before the upstream is paused; the connection buffers at most 8 times as much."),
+        Setting("HTTP2_RESET_BURST", default: "1000", section: "Limits", "HTTP/2: streams a client may reset in a burst before the rate below applies (rapid reset, CVE-2023-44487); beyond it the connection ends with GOAWAY."),
+        Setting("HTTP2_RESETS_PER_SECOND", default: "33", section: "Limits", "HTTP/2: the rate at which the reset allowance refills after the burst."),
+        Setting("HTTP2_MAX_CONTINUATIONS", default: "8", section: "Limits", "HTTP/2: CONTINUATION frames one header block may take (the CONTINUATION flood); one more ends the connection."),
+        Setting("HTTP2_MAX_SETTINGS_ENTRIES", default: "32", section: "Limits", "HTTP/2: entries one SETTINGS frame may carry; more end the connection."),
+        Setting("HTTP2_MAX_EMPTY_FRAMES", default: "1000", section: "Limits", "HTTP/2: empty DATA, HEADERS and CONTINUATION frames without END_STREAM one connection may send; one more ends it with GOAWAY ENHANCE_YOUR_CALM."),
+        Setting("HTTP2_MAX_QUEUED_ACKS", default: "1000", section: "Limits", "HTTP/2: SETTINGS and PING acknowledgements queued for a client that does not read them; one more ends the connection (SETTINGS and PING floods)."),
         Setting("ACCESS_LOG", default: "true", section: "Operations", "One JSON line per request on standard output."),
         Setting("ENTRA_TENANT_ID", section: "Entra ID", "Required. Tenant GUID (`common`, `organizations`, `consumers`, domains refused)."),
         Setting("ENTRA_AUDIENCE", section: "Entra ID", "Accept ID tokens: the iOS app's client id(s), comma-separated (v2 issuer)."),
@@ -217,6 +223,12 @@ public struct GatewayConfiguration: Sendable {
                 "HTTP2_CONNECTION_WINDOW_BYTES", default: http2.connectionWindowBytes, in: 65_535...(1 << 31) - 1)
             http2.streamBufferBytes = reader.integer("HTTP2_STREAM_BUFFER_BYTES", default: http2.streamBufferBytes, in: 1024...1 << 26)
             http2.connectionBufferBytes = http2.streamBufferBytes * 8
+            http2.resetBurst = reader.integer("HTTP2_RESET_BURST", default: http2.resetBurst, in: 1...1_000_000)
+            http2.resetsPerSecond = reader.integer("HTTP2_RESETS_PER_SECOND", default: http2.resetsPerSecond, in: 1...1_000_000)
+            http2.maxContinuations = reader.integer("HTTP2_MAX_CONTINUATIONS", default: http2.maxContinuations, in: 1...1000)
+            http2.maxSettingsEntries = reader.integer("HTTP2_MAX_SETTINGS_ENTRIES", default: http2.maxSettingsEntries, in: 6...1000)
+            http2.maxEmptyFrames = reader.integer("HTTP2_MAX_EMPTY_FRAMES", default: http2.maxEmptyFrames, in: 1...1_000_000)
+            http2.maxQueuedAcknowledgements = reader.integer("HTTP2_MAX_QUEUED_ACKS", default: http2.maxQueuedAcknowledgements, in: 1...1_000_000)
             server.http2 = http2
         }
         switch (reader.string("TLS_CERT_FILE"), reader.string("TLS_KEY_FILE")) {

@@ -26,7 +26,8 @@ final class HTTP2Session {
     }
 
     init?(settings: HTTP2Settings, limits: HTTPLimits) {
-        inbox = HTTP2CallbackInbox(maxHeaderBytes: limits.maxHeaderBytes, maxHeaderCount: limits.maxHeaderCount)
+        inbox = HTTP2CallbackInbox(
+            maxHeaderBytes: limits.maxHeaderBytes, maxHeaderCount: limits.maxHeaderCount, maxEmptyFrames: settings.maxEmptyFrames)
         var callbacksPointer: OpaquePointer?
         guard unsafe nghttp2_session_callbacks_new(&callbacksPointer) == 0, let callbacks = unsafe callbacksPointer else { return nil }
         defer { unsafe nghttp2_session_callbacks_del(callbacks) }
@@ -42,7 +43,7 @@ final class HTTP2Session {
         unsafe nghttp2_option_set_max_continuations(option, settings.maxContinuations)
         unsafe nghttp2_option_set_stream_reset_rate_limit(option, UInt64(settings.resetBurst), UInt64(settings.resetsPerSecond))
         // Queued SETTINGS and PING acknowledgements a client that does not read may cause.
-        unsafe nghttp2_option_set_max_outbound_ack(option, 1000)
+        unsafe nghttp2_option_set_max_outbound_ack(option, settings.maxQueuedAcknowledgements)
         // Responses are encoded with a small dynamic table: no memory grows with the client's.
         unsafe nghttp2_option_set_max_deflate_dynamic_table_size(option, 4096)
 
@@ -286,9 +287,14 @@ final class HTTP2CallbackInbox {
         let isTrailer: Bool
     }
 
-    init(maxHeaderBytes: Int, maxHeaderCount: Int) {
+    /// Empty DATA, HEADERS and CONTINUATION frames without END_STREAM the connection may send
+    /// (`HTTP2Settings.maxEmptyFrames`).
+    let maxEmptyFrames: Int
+
+    init(maxHeaderBytes: Int, maxHeaderCount: Int, maxEmptyFrames: Int) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderCount = maxHeaderCount
+        self.maxEmptyFrames = maxEmptyFrames
     }
 
     /// A request body's declared length, the bytes received, and the last chunk, held until
@@ -313,10 +319,6 @@ final class HTTP2CallbackInbox {
     /// A header block that decodes to this many times the limit is an HPACK bomb: the connection
     /// ends instead of spending more time decoding it.
     static let bombFactor = 4
-
-    /// Empty DATA, HEADERS and CONTINUATION frames without END_STREAM a connection may send:
-    /// clients send none or a few; a flood of them ends the connection.
-    static let maxEmptyFrames = 1000
 }
 
 @available(*, unavailable, message: "loop-owned")
@@ -380,7 +382,7 @@ private enum HTTP2Callbacks {
             type == dataType || type == headersType || type == continuationType
         {
             inbox.emptyFrames += 1
-            if inbox.emptyFrames > HTTP2CallbackInbox.maxEmptyFrames { return callbackFailure }
+            if inbox.emptyFrames > inbox.maxEmptyFrames { return callbackFailure }
         }
         // RFC 9113 §5.1.1: a new stream's id is above every id the client used. nghttp2 ignores
         // HEADERS on a lower id it no longer knows; the RFC makes it a connection error: GOAWAY

@@ -23,6 +23,12 @@ public struct HTTP2Settings: Sendable, Hashable {
     public var resetBurst: Int = 1000
     /// The rate at which the reset allowance refills after the burst.
     public var resetsPerSecond: Int = 33
+    /// Empty DATA, HEADERS and CONTINUATION frames without END_STREAM one connection may send
+    /// (clients send none or a few; a flood of them ends the connection with ENHANCE_YOUR_CALM).
+    public var maxEmptyFrames: Int = 1000
+    /// SETTINGS and PING acknowledgements the server may have queued for a client that does not
+    /// read them (a SETTINGS or PING flood ends the connection).
+    public var maxQueuedAcknowledgements: Int = 1000
 
     /// The defaults: 100 streams, 64 KiB stream windows, a 1 MiB connection window, 64 KiB of
     /// response buffering per stream and 512 KiB per connection.

@@ -68,6 +68,20 @@ struct HTTP2AttackTests {
         #expect(!targets.contains { $0.hasPrefix("/flood/") }, "\(targets)")
     }
 
+    @Test("HTTP2_MAX_EMPTY_FRAMES is the budget of empty frames: within it the request is served, one more ends the connection with ENHANCE_YOUR_CALM")
+    func emptyFrameBudgetIsASetting() async throws {
+        let fixture = try await RecordingUpstreamFixture.start(["HTTP2_MAX_EMPTY_FRAMES": "20"])
+        defer { fixture.stop() }
+        let within = try await Self.play("empty-data:20", port: fixture.port)
+        #expect(within.statuses["1"] == 200 && within.goaway == nil, "\(within)")
+        let beyond = try await Self.play("empty-data:21", port: fixture.port)
+        #expect(beyond.goaway == Self.enhanceYourCalm, "\(beyond)")
+        #expect(beyond.statuses.isEmpty, "\(beyond)")
+        try await Self.stillServes(fixture, "empty-frame-budget")
+        let targets = try await Self.targets(fixture)
+        #expect(targets.contains("/empty-data/20") && !targets.contains("/empty-data/21"), "\(targets)")
+    }
+
     @Test("frames on the wrong stream and stream ids going backwards are connection errors: GOAWAY with the code, and the connection ends")
     func wrongStream() async throws {
         let fixture = try await RecordingUpstreamFixture.start()
