@@ -274,14 +274,17 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate {
             let answer = mediator.answer(status: collected.status, headers: collected.headers, body: collected.body)
             exchange.respond(status: answer.status, headers: answer.headers, body: answer.body)
             release.map(perform)
-        case .fail(let failure, let release):
-            release.map(perform)
-            answer(failure)
-        case .release(let release):
-            perform(release)
-        case .none:
-            break
+        case .fail(let failure, let release): settle(releasing: release, answering: failure)
+        case .release(let release): settle(releasing: release, answering: nil)
+        case .none: break
         }
+    }
+
+    /// The exchange is over on the upstream side: the connection goes back (or away) first, so a
+    /// failure's answer never waits on it.
+    private func settle(releasing release: ProxyExchangeState<UpstreamConnection>.Release?, answering failure: ProxyExchangeState<UpstreamConnection>.Failure?) {
+        release.map(perform)
+        failure.map(answer)
     }
 
     /// The final head arrived: the response deadline is over.
@@ -299,13 +302,9 @@ final class ProxyExchange: UpstreamConnectionDelegate, HTTPExchangeDelegate {
         case .retry(let dial):
             handler.count(.retried)
             self.dial(dial)
-        case .fail(let failure, let release):
-            release.map(perform)
-            answer(failure)
-        case .release(let release):
-            perform(release)
-        case .none:
-            break
+        case .fail(let failure, let release): settle(releasing: release, answering: failure)
+        case .release(let release): settle(releasing: release, answering: nil)
+        case .none: break
         }
     }
 
