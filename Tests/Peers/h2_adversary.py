@@ -27,13 +27,14 @@ import sys
 import time
 
 import hpack
-from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, HeadersFrame,
-                              RstStreamFrame, SettingsFrame, WindowUpdateFrame)
+from h2_frames import FrameReading
+from hyperframe.frame import (ContinuationFrame, DataFrame, HeadersFrame, RstStreamFrame, SettingsFrame,
+                              WindowUpdateFrame)
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 
-class Connection:
+class Connection(FrameReading):
     def __init__(self, port):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.buffer = b""
@@ -69,51 +70,13 @@ class Connection:
         frame.flags.add("END_STREAM") if end_stream else None
         return frame
 
-    def read_frames(self, until, deadline=10.0):
-        """Reads frames until `until(self)` is true, the peer closes, or the deadline passes."""
-        end = time.monotonic() + deadline
-        while not until(self) and not self.closed and time.monotonic() < end:
-            try:
-                self.sock.settimeout(max(0.05, end - time.monotonic()))
-                chunk = self.sock.recv(65536)
-            except socket.timeout:
-                break
-            except OSError:
-                self.closed = True
-                break
-            if not chunk:
-                self.closed = True
-                break
-            self.buffer += chunk
-            while len(self.buffer) >= 9:
-                frame, length = Frame.parse_frame_header(memoryview(self.buffer[:9]))
-                if len(self.buffer) < 9 + length:
-                    break
-                frame.parse_body(memoryview(self.buffer[9:9 + length]))
-                self.buffer = self.buffer[9 + length:]
-                self.handle(frame)
-
     def handle(self, frame):
-        if isinstance(frame, SettingsFrame) and "ACK" not in frame.flags:
-            self.settings.update(frame.settings)
-            self.send(SettingsFrame(0, flags=["ACK"]))
-        elif isinstance(frame, GoAwayFrame):
-            self.goaway = frame.error_code
-        elif isinstance(frame, RstStreamFrame):
-            self.resets[str(frame.stream_id)] = frame.error_code
-        elif isinstance(frame, HeadersFrame):
-            try:
-                fields = dict(self.decoder.decode(frame.data))
-            except Exception:
-                fields = {}
-            status = fields.get(":status") or fields.get(b":status")
-            if status is not None:
-                self.statuses[str(frame.stream_id)] = int(status)
-        elif isinstance(frame, DataFrame) and frame.flow_controlled_length:
+        self.record(frame)
+        if isinstance(frame, DataFrame) and frame.flow_controlled_length:
             self.send(WindowUpdateFrame(0, window_increment=frame.flow_controlled_length))
 
     def report(self):
-        print(json.dumps({"goaway": self.goaway, "resets": self.resets, "statuses": self.statuses, "closed": self.closed}))
+        print(json.dumps({"goaway": self.goaway, "resets": self.resets, "statuses": self.statuses, "closed": bool(self.closed)}))
 
 
 def refused_stream(port):

@@ -39,8 +39,9 @@ import sys
 import time
 
 import hpack
-from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, HeadersFrame, PingFrame,
-                              RstStreamFrame, SettingsFrame, WindowUpdateFrame)
+from h2_frames import FrameReading
+from hyperframe.frame import (ContinuationFrame, DataFrame, HeadersFrame, PingFrame, SettingsFrame,
+                              WindowUpdateFrame)
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 # A flood stops after this many frames or seconds if the server never ends it.
@@ -48,7 +49,7 @@ FLOOD_FRAMES = 2_000_000
 FLOOD_SECONDS = 30
 
 
-class Connection:
+class Connection(FrameReading):
     def __init__(self, port, receive_buffer=None):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if receive_buffer:
@@ -109,46 +110,8 @@ class Connection:
             frame.flags.add("END_STREAM")
         return frame
 
-    def read_frames(self, until, deadline=10.0):
-        """Reads frames until `until(self)` holds, the server closes, or the deadline passes."""
-        end = time.monotonic() + deadline
-        while not until(self) and not self.closed and time.monotonic() < end:
-            try:
-                self.sock.settimeout(max(0.05, end - time.monotonic()))
-                chunk = self.sock.recv(65536)
-            except socket.timeout:
-                break
-            except ConnectionResetError:
-                self.closed = "reset"
-                break
-            if not chunk:
-                self.closed = "eof"
-                break
-            self.buffer += chunk
-            while len(self.buffer) >= 9:
-                frame, length = Frame.parse_frame_header(memoryview(self.buffer[:9]))
-                if len(self.buffer) < 9 + length:
-                    break
-                frame.parse_body(memoryview(self.buffer[9:9 + length]))
-                self.buffer = self.buffer[9 + length:]
-                self.handle(frame)
-
     def handle(self, frame):
-        if isinstance(frame, SettingsFrame) and "ACK" not in frame.flags:
-            self.settings.update(frame.settings)
-            self.send(SettingsFrame(0, flags=["ACK"]))
-        elif isinstance(frame, GoAwayFrame):
-            self.goaway = frame.error_code
-        elif isinstance(frame, RstStreamFrame):
-            self.resets[str(frame.stream_id)] = frame.error_code
-        elif isinstance(frame, HeadersFrame):
-            try:
-                fields = dict(self.decoder.decode(frame.data))
-            except Exception:
-                fields = {}
-            status = fields.get(":status") or fields.get(b":status")
-            if status is not None:
-                self.statuses[str(frame.stream_id)] = int(status)
+        self.record(frame)
         if isinstance(frame, (HeadersFrame, DataFrame)) and "END_STREAM" in frame.flags:
             self.ended.add(frame.stream_id)
         if isinstance(frame, DataFrame) and frame.flow_controlled_length:
