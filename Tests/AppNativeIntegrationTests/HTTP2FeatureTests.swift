@@ -173,6 +173,20 @@ struct HTTP2FeatureTests {
         #expect(after.stdout.contains("/echo/after"), "\(after.stdout) \(after.stderr)")
     }
 
+    /// The upstream's /early answers before the request body ends: past its head the 408 cannot
+    /// be sent, so the stream is reset, as an HTTP/1.1 connection is closed.
+    @Test("a request body that stalls after its response started is reset (RST_STREAM) after BODY_IDLE_TIMEOUT; the connection serves a new stream")
+    func stalledBodyAfterResponse() async throws {
+        let fixture = try await ProxyFixture.start(["BODY_IDLE_TIMEOUT": "1"])
+        defer { fixture.stop() }
+        let report = try await Self.client("stalled-body-answered", port: fixture.port, ["--path", "/early", "--after", "/echo/after", "--wait", "40"])
+        #expect(report["status"] as? Int == 200, "\(report)")
+        #expect(report["reset"] as? Int == 2, "\(report)")
+        #expect(report["ended"] == nil, "\(report)")
+        #expect(report["after"] as? Int == 200 && report["after_ended"] as? Bool == true, "\(report)")
+        #expect(report["closed"] as? Bool == false, "\(report)")
+    }
+
     @Test("a reader that never opens its window: buffering stays bounded and WRITE_TIMEOUT resets the stream")
     func stalledReader() async throws {
         let fixture = try await ProxyFixture.start(["WRITE_TIMEOUT": "3"])

@@ -200,32 +200,48 @@ struct IdentityHTTP2Tests {
         }
     }
 
-    /// Beside `BrowserSignInTests` and `ForwardAuthTests.signInBehindFront` (cleartext: the dev
-    /// provider registers the gateway's http://127.0.0.1 callback).
-    @Test("browser sign-in over HTTP/2: a navigation is redirected, fetch gets 401, the callback sets the session and the navigation is signed in")
-    func browserSignIn() async throws {
-        let setup = try await BrowserSignInTests.start()
+    /// Beside `BrowserSignInTests`, `ForwardAuthTests.signInBehindFront` and, over TLS,
+    /// `BrowserTests.signInOverHTTPS` (the deploy templates' `__Host-` session cookie, Secure).
+    /// The dev provider registers the callback of the origin curl uses.
+    @Test(
+        "browser sign-in over HTTP/2: a navigation is redirected, fetch gets 401, the callback sets the session and the navigation is signed in",
+        arguments: Transport.allCases)
+    func browserSignIn(_ transport: Transport) async throws {
+        let sessionCookie = transport == .tls ? "__Host-bms_session" : "bms_session"
+        let setup = try await BrowserSignInTests.start(
+            transport == .tls ? transport.environment.merging(["SESSION_SECURE": "true", "SESSION_COOKIE_NAME": sessionCookie]) { $1 } : [:])
         defer { setup.stop() }
         let port = setup.port
-        let fetch = try await Self.request(.cleartext, port: port, "/echo/x", headers: ["Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty", "Accept": "*/*"])
-        #expect(fetch.status == 401 && fetch.header("location") == nil, "\(fetch)")
-        let navigation = try await Self.request(.cleartext, port: port, "/echo/x?a=1", headers: BrowserSignInTests.navigation)
+        let origin = transport.origin(port)
+        setup.provider.register(redirectURI: origin + "/.auth/callback")
+        let fetch = try await Self.request(transport, port: port, "/echo/x", headers: ["Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty", "Accept": "*/*"])
+        #expect(fetch.status == 401 && fetch.header("location") == nil && fetch.version == "2", "\(fetch)")
+        let navigation = try await Self.request(transport, port: port, "/echo/x?a=1", headers: BrowserSignInTests.navigation)
         #expect(navigation.status == 302 && navigation.version == "2", "\(navigation)")
         let location = try #require(navigation.header("location"))
         let attempt = try #require(
             navigation.values("set-cookie").first { $0.contains(SignInStateCookie.namePrefix) }.map(BrowserSignInTests.pair), "\(navigation.headers)")
-        #expect(location.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A\(port)%2F.auth%2Fcallback"), "\(location)")
+        #expect(attempt.hasPrefix(transport == .tls ? "__Host-" + SignInStateCookie.namePrefix : SignInStateCookie.namePrefix), "\(attempt.prefix { $0 != "=" })")
+        let callbackURI = origin + "/.auth/callback"
+        let escaped = try #require(callbackURI.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))))
+        #expect(location.contains("redirect_uri=" + escaped), "\(location)")
         let callback = try await BrowserSignInTests.choose("zoe", at: location)
-        let (_, callbackTarget) = try BrowserSignInTests.split(callback)
+        let callbackTarget = try #require(callback.hasPrefix(callbackURI) ? String(callback.dropFirst(origin.count)) : nil, "\(callback)")
         var headers = BrowserSignInTests.navigation
         headers["Sec-Fetch-Site"] = "cross-site"
         headers["Cookie"] = attempt
-        let finished = try await Self.request(.cleartext, port: port, callbackTarget, headers: headers)
+        let finished = try await Self.request(transport, port: port, callbackTarget, headers: headers)
         #expect(finished.status == 302 && finished.version == "2", "\(finished)")
         #expect(finished.header("location") == "/echo/x?a=1", "\(finished.headers)")
-        let session = try #require(finished.cookie("bms_session"))
-        let page = try await Self.request(.cleartext, port: port, "/echo/x?a=1", headers: BrowserSignInTests.navigation.merging(["Cookie": session]) { $1 })
-        #expect(page.status == 200 && page.echoed("x-appnative-auth-method") == "cookie", "\(page)")
+        let session = try #require(finished.cookie(sessionCookie), "\(finished.headers)")
+        if transport == .tls {
+            let setCookie = try #require(finished.values("set-cookie").first { $0.hasPrefix(sessionCookie + "=") })
+            let attributes = setCookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            #expect(attributes.contains("secure") && attributes.contains("path=/") && attributes.contains("httponly"), "\(setCookie)")
+            #expect(!attributes.contains { $0.hasPrefix("domain") }, "\(setCookie)")
+        }
+        let page = try await Self.request(transport, port: port, "/echo/x?a=1", headers: BrowserSignInTests.navigation.merging(["Cookie": session]) { $1 })
+        #expect(page.status == 200 && page.version == "2" && page.echoed("x-appnative-auth-method") == "cookie", "\(page)")
     }
 
     /// Beside `NativeRoutesTests.routing` and `appSiteAssociation`.

@@ -23,6 +23,10 @@ Scenarios (each prints one JSON line with what the server answered):
               {"status": N, "received": bytes, "reset": code, "goaway": code, "closed": bool}
   stalled-body  POST announcing 1000 bytes, sends 10 and stalls; waits up to --wait S for the answer
               {"status": N, "reset": code}
+  stalled-body-answered  POST announcing 1000 bytes, sends 10, waits for the response head (the
+              upstream answers before the body ends), then stalls; waits up to --wait S for the
+              stream's reset, then sends a GET for --after on the same connection
+              {"status": N, "reset": code, "after": N, "after_ended": bool, "closed": bool}
   sigterm PID  a request for --path in flight (seen by the upstream peer at --upstream PORT),
               SIGTERM to PID, then a new stream after the GOAWAY
               {"goaway": code, "last_stream": id, "statuses": {"1": N}, "late": "answered"|"refused"|"ignored",
@@ -57,6 +61,7 @@ def parse_arguments():
     parser.add_argument("--wait", type=float, default=20)
     parser.add_argument("--protocol", default="websocket")
     parser.add_argument("--upstream", type=int)
+    parser.add_argument("--after", default="/echo/after")
     return parser.parse_args()
 
 
@@ -355,6 +360,59 @@ def stalled_body(arguments):
     print(json.dumps(report))
 
 
+def stalled_body_answered(arguments):
+    client = Client(arguments)
+    client.settle()
+    stream = client.conn.get_next_available_stream_id()
+    fields = client.request_fields("POST", arguments.path) + [("content-length", "1000")]
+    client.conn.send_headers(stream, fields, end_stream=False)
+    client.conn.send_data(stream, b"x" * 10)
+    client.flush()
+    report = {}
+
+    def on_event(event):
+        if isinstance(event, h2.events.ResponseReceived) and event.stream_id == stream:
+            report["status"] = int(dict(event.headers).get(":status", 0))
+        elif isinstance(event, h2.events.DataReceived) and event.stream_id == stream:
+            client.conn.acknowledge_received_data(event.flow_controlled_length, stream)
+            client.flush()
+        elif isinstance(event, h2.events.StreamReset) and event.stream_id == stream:
+            report["reset"] = event.error_code
+            return True
+        elif isinstance(event, h2.events.StreamEnded) and event.stream_id == stream:
+            report["ended"] = True
+            return True
+        return False
+
+    # The response starts while the body is incomplete; from then on the client sends nothing.
+    client.run(lambda e: on_event(e) or "status" in report, 20)
+    if "status" in report and "reset" not in report and not report.get("ended"):
+        client.run(on_event, arguments.wait)
+    if "reset" in report and not client.closed:
+        # The connection still serves a new stream.
+        after = client.conn.get_next_available_stream_id()
+        client.conn.send_headers(after, client.request_fields("GET", arguments.after), end_stream=True)
+        client.flush()
+
+        def on_after(event):
+            if isinstance(event, h2.events.ResponseReceived) and event.stream_id == after:
+                report["after"] = int(dict(event.headers).get(":status", 0))
+            elif isinstance(event, h2.events.DataReceived) and event.stream_id == after:
+                client.conn.acknowledge_received_data(event.flow_controlled_length, after)
+                client.flush()
+            elif isinstance(event, h2.events.StreamEnded) and event.stream_id == after:
+                report["after_ended"] = True
+                return True
+            elif isinstance(event, h2.events.StreamReset) and event.stream_id == after:
+                report["after_reset"] = event.error_code
+                return True
+            return False
+
+        client.run(on_after, 20)
+    report["closed"] = client.closed
+    print(json.dumps(report))
+
+
 def upstream_slow_count(port):
     """How many /slow requests the upstream peer received so far (its /count)."""
     try:
@@ -473,6 +531,8 @@ def main():
         stalled_reader(arguments)
     elif arguments.scenario == "stalled-body":
         stalled_body(arguments)
+    elif arguments.scenario == "stalled-body-answered":
+        stalled_body_answered(arguments)
     elif arguments.scenario == "sigterm":
         sigterm(arguments)
     else:

@@ -9,6 +9,8 @@ HTTP routes (any method):
   /sse-release    releases the pending /sse stream
   /sse-short      text/event-stream: one event and the end (Content-Length)
   /slow?s=N       answers after N seconds
+  /early          answers at once (a chunked head and a first chunk), then reads the request body
+                  and ends with its length: a response that starts before its request body ends
   /reset          sends a head and part of a body, then resets the connection
   /big?n=N        N bytes of body with Content-Length
   /status/N       status N with a JSON body
@@ -136,6 +138,18 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(
                 b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        elif url.path == "/early":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            first = b"started\n"
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(first), first))
+            self.wfile.flush()
+            data = self.body()
+            last = b"read %d\n" % (len(data) if data is not None else self._length)
+            self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(last), last))
+            self.wfile.flush()
         elif url.path == "/sse-release":
             release.set()
             self.send(200, b"{}")
