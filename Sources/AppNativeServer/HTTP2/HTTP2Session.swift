@@ -246,6 +246,9 @@ struct HTTP2OutboundData {
     /// Copies up to `count` bytes into `destination`; returns how many.
     mutating func take(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
         let taken = min(count, pendingCount)
+        // Nothing to copy: no buffer is borrowed, so an empty array's missing base address is
+        // never unwrapped.
+        guard taken > 0 else { return 0 }
         unsafe bytes.withUnsafeBufferPointer { source in
             unsafe destination.update(from: source.baseAddress! + start, count: taken)
         }
